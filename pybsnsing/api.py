@@ -1,0 +1,82 @@
+"""The front door: ``bsnsing(formula, data, **control)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .control import BsControl, resolve_control
+from .design import Design, build_design, code_response
+from .model import BsnsingModel, MBsnsingModel
+from .tree import grow_tree
+
+__all__ = ["bsnsing"]
+
+
+def _call_text(formula: str, control: BsControl, given: dict[str, Any]) -> str:
+    parts = [f"formula = {formula}", "data = data"]
+    for key in given:
+        value = getattr(control, key.replace(".", "_")) if hasattr(
+            control, key.replace(".", "_")) else given[key]
+        if isinstance(value, bool):
+            text = "TRUE" if value else "FALSE"
+        elif isinstance(value, str):
+            text = f'"{value}"'
+        else:
+            text = str(value)
+        parts.append(f"{key.replace('_', '.')} = {text}")
+    return "bsnsing(" + ", ".join(parts) + ")"
+
+
+def fit_binary(design: Design, y01: np.ndarray, ycode: list, control: BsControl,
+               call: str, formula: str | None, progress=None) -> BsnsingModel:
+    """Grow one two-class tree on a prepared design matrix (y coded 0/1)."""
+    nodes, node_size = grow_tree(design.X, design.names, y01, control, progress=progress)
+    return BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=control, node_size=node_size,
+                        design=design, call=call, formula=formula)
+
+
+def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None = None,
+            progress: bool = False, **control_kwargs: Any) -> BsnsingModel | MBsnsingModel:
+    """Fit a bsnsing tree (R bsnsing 1.0.1's ``bsnsing(formula, data, ...)``).
+
+    Args:
+        formula: e.g. ``"Class ~ ."`` or ``"y ~ x1 + x2"`` (Wilkinson notation,
+            parsed by formulaic; ``.`` means every other column).
+        data: a pandas DataFrame. Factors should be pandas Categoricals (their
+            level order decides the dummy columns and the response coding, as
+            in R); string columns act as factors with sorted levels.
+        control: a :class:`~pybsnsing.control.BsControl` (``bscontrol()``) or a dict.
+        progress: show a progress bar (tqdm) over class trees / nodes.
+        **control_kwargs: control parameters by Python or R name, e.g.
+            ``max_rules=3`` or ``**{"import.external": False}``.
+
+    Returns:
+        A :class:`BsnsingModel` for two classes, an :class:`MBsnsingModel`
+        (one tree per class against ``all.other``) for three or more.
+
+    Raises:
+        TypeError, KeyError, ValueError: for bad input, with a message naming
+        the problem (see :func:`pybsnsing.design.build_design`).
+    """
+    ctrl = resolve_control(control, **control_kwargs)
+    design, y = build_design(formula, data)
+    response = code_response(y)
+    call = _call_text(formula, ctrl, control_kwargs)
+    if response.n_classes == 2:
+        return fit_binary(design, response.codes, list(response.levels), ctrl, call, formula)
+    trees = []
+    levels = response.levels
+    iterator = range(len(levels))
+    if progress:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(iterator, desc="class trees")
+    for k in iterator:
+        y01 = (response.codes == k).astype(np.int64)
+        trees.append(fit_binary(design, y01, ["all.other", levels[k]], ctrl, call, formula))
+    prior = np.bincount(response.codes, minlength=len(levels)) / len(response.codes)
+    return MBsnsingModel(trees=trees, ylevels=list(levels), yprior=prior, call=call,
+                         formula=formula)

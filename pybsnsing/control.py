@@ -1,0 +1,253 @@
+"""The control object: R's ``bscontrol()`` with its defaults, checks and names.
+
+Every parameter of R bsnsing 1.0.1's ``bscontrol`` is here under its Python
+(snake_case) name; R's dotted names are accepted as aliases, so
+``bscontrol(**{"max.rules": 3})`` and ``bscontrol(max_rules=3)`` are the same.
+An unknown name is an error. Out-of-range values are corrected with a warning,
+as R does (but the warning states the value actually used).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["BsControl", "bscontrol", "ControlWarning"]
+
+
+class ControlWarning(UserWarning):
+    """A control value was out of range and has been replaced."""
+
+
+_SOLVERS = ("enum_c", "enum", "enum_py")
+_EXTERNAL = (True, False, "rpart", "r")
+
+
+@dataclass
+class BsControl:
+    """Control parameters of a bsnsing fit (R's ``bscontrol``).
+
+    Attributes:
+        bin_size: a factor level with fewer rows at a node joins the "small
+            levels" question (``x%in%c(...)``).
+        nseg_numeric: most inequality cuts kept per direction per numeric variable.
+        nseg_factor: a factor with more distinct values at a node is an error.
+        num2factor: a numeric column with at most this many distinct values at a
+            node also gets equality questions.
+        node_size: minimum rows on each side of a split; 0 means
+            ``floor(sqrt(n_train))``, fixed once for the whole tree.
+        stop_prob: a child whose majority share is at least this is a leaf.
+        opt_model: ``"gini"`` (``"error"`` is accepted and, as in R 1.0.1, ignored).
+        opt_solver: ``"enum_c"`` (numba kernel, default), ``"enum"`` (same
+            kernel, R's interpreted name) or ``"enum_py"`` (NumPy reference).
+        solver_timelimit: CPU seconds for one split search, checked after each level.
+        max_rules: most questions OR-ed in one split rule (1 to 10).
+        import_external: add rpart's split points as questions: ``True`` or
+            ``"rpart"`` (native implementation), ``"r"`` (R's rpart via rpy2) or ``False``.
+        suppress_internal: use only the external questions.
+        no_same_gender_children: only accept splits whose children have
+            different majority classes.
+        greedy_level, n0n1_cap: kept for R compatibility; unused, as in R 1.0.1.
+        verbose: print a trace while growing.
+        keep_perfect_separation: fix R's quirk that drops a numeric variable
+            which separates the classes perfectly at a node. ``False``
+            (default) mirrors R; ``True`` keeps its rule as a question.
+    """
+
+    bin_size: int = 5
+    nseg_numeric: int = 20
+    nseg_factor: int = 20
+    num2factor: int = 10
+    node_size: int = 0
+    stop_prob: float = 0.9999
+    opt_model: str = "gini"
+    opt_solver: str = "enum_c"
+    solver_timelimit: float = 180.0
+    max_rules: int = 2
+    import_external: bool | str = True
+    suppress_internal: bool = False
+    no_same_gender_children: bool = False
+    greedy_level: float = 0.9
+    n0n1_cap: int = 40000
+    verbose: bool = False
+    keep_perfect_separation: bool = False
+
+    def __post_init__(self) -> None:
+        self._validate()
+
+    def _validate(self) -> None:
+        def warn(msg: str) -> None:
+            warnings.warn(msg, ControlWarning, stacklevel=4)
+
+        self.bin_size = _as_int("bin_size", self.bin_size)
+        self.nseg_numeric = _as_int("nseg_numeric", self.nseg_numeric)
+        self.nseg_factor = _as_int("nseg_factor", self.nseg_factor)
+        self.num2factor = _as_int("num2factor", self.num2factor)
+        self.node_size = _as_int("node_size", self.node_size)
+        self.max_rules = _as_int("max_rules", self.max_rules)
+        self.n0n1_cap = _as_int("n0n1_cap", self.n0n1_cap)
+        self.stop_prob = _as_float("stop_prob", self.stop_prob)
+        self.solver_timelimit = _as_float("solver_timelimit", self.solver_timelimit)
+        self.greedy_level = _as_float("greedy_level", self.greedy_level)
+        for name in ("suppress_internal", "no_same_gender_children", "verbose",
+                     "keep_perfect_separation"):
+            setattr(self, name, _as_bool(name, getattr(self, name)))
+
+        if self.bin_size < 1:
+            warn(f"bin_size must be >= 1; 1 was used instead of {self.bin_size}.")
+            self.bin_size = 1
+        if self.nseg_numeric < 3:
+            warn(f"nseg_numeric must be >= 3; 3 was used instead of {self.nseg_numeric}.")
+            self.nseg_numeric = 3
+        if self.nseg_factor < 3:
+            warn(f"nseg_factor must be >= 3; 3 was used instead of {self.nseg_factor}.")
+            self.nseg_factor = 3
+        if self.num2factor > 2 * self.nseg_numeric:
+            warn(
+                f"num2factor must be <= 2*nseg_numeric; {2 * self.nseg_numeric} was used "
+                f"instead of {self.num2factor}."
+            )
+            self.num2factor = 2 * self.nseg_numeric
+        if not 0.0 <= self.stop_prob <= 1.0:
+            warn(f"stop_prob must be in [0, 1]; 0.9 was used instead of {self.stop_prob}.")
+            self.stop_prob = 0.9
+        if self.node_size < 0:
+            warn(f"node_size must be >= 0; 0 was used instead of {self.node_size}.")
+            self.node_size = 0
+        if not 1 <= self.max_rules <= 10:
+            raise ValueError(f"max_rules must be an integer from 1 to 10, got {self.max_rules}.")
+        if self.solver_timelimit <= 0:
+            raise ValueError(f"solver_timelimit must be positive, got {self.solver_timelimit}.")
+        if self.opt_solver not in _SOLVERS:
+            raise ValueError(f"opt_solver must be one of {_SOLVERS}, got {self.opt_solver!r}.")
+        if self.opt_model not in ("gini", "error"):
+            raise ValueError(f"opt_model must be 'gini' or 'error', got {self.opt_model!r}.")
+        ext = self.import_external
+        if isinstance(ext, str):
+            ext = ext.lower()
+        if ext not in _EXTERNAL or isinstance(ext, int) and not isinstance(ext, bool):
+            raise ValueError(
+                "import_external must be True, False, 'rpart' or 'r', "
+                f"got {self.import_external!r}."
+            )
+        self.import_external = ext
+
+    @property
+    def external_method(self) -> str | None:
+        """``"rpart"`` (native), ``"r"`` (R through rpy2) or ``None`` (no external rules)."""
+        if self.import_external is False:
+            return None
+        return "r" if self.import_external == "r" else "rpart"
+
+    def to_r_dict(self) -> dict[str, Any]:
+        """The parameters under R's dotted names, as R's ``bscontrol()`` list."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.name.startswith("_") or f.name == "keep_perfect_separation":
+                continue
+            value = getattr(self, f.name)
+            if f.name == "import_external":
+                value = value is not False
+            out[_R_NAMES.get(f.name, f.name)] = value
+        return out
+
+    def replace(self, **kwargs: Any) -> BsControl:
+        """A copy with some parameters changed (R or Python names)."""
+        current = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                   if not f.name.startswith("_")}
+        current.update(_normalise_names(kwargs))
+        return BsControl(**current)
+
+
+_R_NAMES = {
+    "bin_size": "bin.size",
+    "nseg_numeric": "nseg.numeric",
+    "nseg_factor": "nseg.factor",
+    "num2factor": "num2factor",
+    "node_size": "node.size",
+    "stop_prob": "stop.prob",
+    "opt_model": "opt.model",
+    "opt_solver": "opt.solver",
+    "solver_timelimit": "solver.timelimit",
+    "max_rules": "max.rules",
+    "import_external": "import.external",
+    "suppress_internal": "suppress.internal",
+    "no_same_gender_children": "no.same.gender.children",
+    "greedy_level": "greedy.level",
+    "n0n1_cap": "n0n1.cap",
+    "verbose": "verbose",
+}
+_FROM_R = {v: k for k, v in _R_NAMES.items()}
+_FIELDS = {f.name for f in dataclasses.fields(BsControl) if not f.name.startswith("_")}
+
+
+def _normalise_names(kwargs: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        name = _FROM_R.get(key, key)
+        if name not in _FIELDS:
+            raise TypeError(
+                f"unknown control parameter {key!r}; valid names are: "
+                + ", ".join(sorted(_FIELDS))
+            )
+        if name in out:
+            raise TypeError(f"control parameter {name!r} given twice")
+        out[name] = value
+    return out
+
+
+def bscontrol(**kwargs: Any) -> BsControl:
+    """Build a :class:`BsControl` (R's ``bscontrol``) from Python or R names.
+
+    >>> bscontrol(max_rules=3).max_rules
+    3
+    >>> bscontrol(**{"import.external": False}).import_external
+    False
+    """
+    return BsControl(**_normalise_names(kwargs))
+
+
+def resolve_control(control: BsControl | dict[str, Any] | None, **kwargs: Any) -> BsControl:
+    """Merge a control object (or dict) with keyword overrides into one BsControl."""
+    if control is None:
+        base = BsControl()
+    elif isinstance(control, BsControl):
+        base = control
+    elif isinstance(control, dict):
+        base = bscontrol(**control)
+    else:
+        raise TypeError(f"control must be a BsControl, a dict or None, not {type(control)}")
+    return base.replace(**kwargs) if kwargs else base
+
+
+def _as_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not _is_number(value) or float(value) != int(float(value)):
+        raise TypeError(f"{name} must be a whole number, got {value!r}")
+    return int(value)
+
+
+def _as_float(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not _is_number(value):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    v = float(value)
+    if v != v:
+        raise ValueError(f"{name} must not be NaN")
+    return v
+
+
+def _as_bool(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if _is_number(value) and float(value) in (0.0, 1.0):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {value!r}")
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(value, str)

@@ -1,0 +1,407 @@
+"""Formula + data -> an R-compatible design matrix and a coded response.
+
+This mirrors what R bsnsing 1.0.1 does through ``model.frame`` and
+``model.matrix`` (spec §7):
+
+* treatment contrasts with an intercept, then the intercept is dropped: a
+  factor ``f`` with levels a, b, c becomes the 0/1 columns ``fb`` and ``fc``
+  (unused levels included, as in R); a logical ``g`` becomes ``gTRUE``;
+  numeric columns keep their names; string columns act as factors with sorted
+  levels (as ``read.csv(stringsAsFactors = TRUE)`` would make them);
+* missing predictor values: every design column becomes a double column (a
+  missing factor value is missing in all of its dummies), and each column's
+  missing values are replaced by the column's median over the training rows;
+* design column names containing any of ``+ < = > : / * ^ -`` or white space
+  are rejected, as in R ("invalid name");
+* duplicate design column names (a 0/1 factor ``V1`` gives a dummy ``V11``
+  that clashes with a numeric ``V11``) are made unique the way R's
+  ``make.unique`` does (``V11``, ``V11.1``), with a warning. R itself breaks
+  on such rules; pybsnsing keeps the columns distinct.
+
+Formulas are parsed by formulaic (``y ~ .``, ``y ~ a + b``, ``y ~ . - c``);
+terms that are not plain columns (``log(x)``) are materialised by formulaic.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["Design", "Response", "build_design", "code_response", "design_for_newdata"]
+
+_INVALID_NAME = re.compile(r"[+<=>:/*^\-\s]")
+
+
+class DesignWarning(UserWarning):
+    """Something about the design matrix the user should know."""
+
+
+@dataclass
+class Response:
+    """The response, coded as R bsnsing codes it.
+
+    Attributes:
+        labels: original labels of the rows (as given).
+        levels: the distinct classes, in R's order (factor level order of the
+            levels present; sorted values for numbers; False, True for logicals).
+        codes: integer class index of each row into ``levels``.
+        kind: ``"factor"``, ``"numeric"`` or ``"logical"``.
+    """
+
+    labels: np.ndarray
+    levels: list
+    codes: np.ndarray
+    kind: str
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.levels)
+
+
+@dataclass
+class Design:
+    """A design matrix and everything needed to rebuild it for new data.
+
+    Attributes:
+        X: float64 array (n x p), missing values already replaced by medians.
+        names: design column names (unique).
+        medians: the training median of each column (NaN where nothing was missing).
+        terms: how each design column is computed from the data: a tuple
+            ``("numeric", var)``, ``("dummy", var, level)``, ``("logical", var)``
+            or ``("formulaic", spec_index, column)``.
+        variables: the data columns the predictors use.
+        response_name: the response column.
+    """
+
+    X: np.ndarray
+    names: list[str]
+    medians: np.ndarray
+    terms: list[tuple]
+    variables: list[str]
+    response_name: str
+    factor_levels: dict[str, list] = field(default_factory=dict)
+    formulaic_specs: list = field(default_factory=list)
+    imputed: np.ndarray | None = None
+
+
+def _parse_formula(formula: str, data: pd.DataFrame) -> tuple[str, list[str]]:
+    """Return the response name and the right-hand-side term strings."""
+    from formulaic import Formula
+    from formulaic.errors import FormulaicError
+
+    if not isinstance(formula, str):
+        formula = str(formula)
+    if "~" not in formula:
+        raise ValueError(f"formula must have the form 'response ~ predictors', got {formula!r}")
+    lhs_text = formula.split("~", 1)[0].strip()
+    lhs_name = lhs_text.strip("`")
+    if not lhs_name:
+        raise ValueError(f"formula {formula!r} has no response")
+    if lhs_name not in data.columns:
+        raise KeyError(f"response column {lhs_name!r} of formula {formula!r} is not in data")
+    try:
+        parsed = Formula(
+            formula, _context={"__formulaic_variables_available__": list(data.columns)}
+        )
+    except FormulaicError as exc:
+        raise ValueError(f"cannot parse formula {formula!r}: {exc}") from exc
+    rhs_terms = [str(t) for t in parsed.rhs if str(t) != "1"]
+    # formulaic's '.' also takes the response when the lhs is not a plain name
+    rhs_terms = [t for t in rhs_terms if t != lhs_name]
+    return lhs_name, rhs_terms
+
+
+def _make_unique(names: Sequence[str]) -> tuple[list[str], list[str]]:
+    """R's make.unique: later duplicates get '.1', '.2', ... Returns (names, renamed)."""
+    seen: set[str] = set(names)
+    counts: dict[str, int] = {}
+    out: list[str] = []
+    first: set[str] = set()
+    renamed: list[str] = []
+    for name in names:
+        if name not in first:
+            first.add(name)
+            out.append(name)
+            continue
+        k = counts.get(name, 0)
+        while True:
+            k += 1
+            candidate = f"{name}.{k}"
+            if candidate not in seen:
+                break
+        counts[name] = k
+        seen.add(candidate)
+        out.append(candidate)
+        renamed.append(f"{name} -> {candidate}")
+    return out, renamed
+
+
+def _factor_levels(col: pd.Series) -> list | None:
+    """Levels of a factor-like column (categorical or strings), else None."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return list(col.cat.categories)
+    if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
+        values = col.dropna().unique().tolist()
+        if not all(isinstance(v, str) for v in values):
+            raise TypeError(
+                f"column {col.name!r} mixes strings and other values; "
+                "convert it to a pandas Categorical or to numbers"
+            )
+        return sorted(values)
+    return None
+
+
+def _is_logical(col: pd.Series) -> bool:
+    return pd.api.types.is_bool_dtype(col.dtype)
+
+
+def _term_columns(
+    var: str, col: pd.Series, levels: dict[str, list]
+) -> tuple[list[str], list[np.ndarray], list[tuple]]:
+    """Design columns of one plain variable, R-named, with NaN for missing."""
+    lv = _factor_levels(col)
+    if lv is not None:
+        if len(lv) < 2:
+            raise ValueError(
+                f"factor {var!r} has a single level ({lv!r}); "
+                "a factor predictor needs at least two levels"
+            )
+        levels[var] = lv
+        values = col.astype(object).to_numpy()
+        missing = pd.isna(col).to_numpy()
+        names, cols, terms = [], [], []
+        for level in lv[1:]:
+            x = np.where(values == level, 1.0, 0.0)
+            x[missing] = np.nan
+            names.append(f"{var}{level}")
+            cols.append(x)
+            terms.append(("dummy", var, level))
+        return names, cols, terms
+    if _is_logical(col):
+        missing = pd.isna(col).to_numpy()
+        x = np.where(col.fillna(False).to_numpy(dtype=bool), 1.0, 0.0)
+        x[missing] = np.nan
+        return [f"{var}TRUE"], [x], [("logical", var)]
+    if pd.api.types.is_numeric_dtype(col.dtype):
+        x = pd.to_numeric(col, errors="raise").to_numpy(dtype=float, na_value=np.nan)
+        return [var], [x], [("numeric", var)]
+    raise TypeError(f"column {var!r} has an unsupported type {col.dtype}")
+
+
+def build_design(formula: str, data: pd.DataFrame) -> tuple[Design, pd.Series]:
+    """Build the R-compatible design matrix of ``formula`` on ``data``.
+
+    Returns the :class:`Design` and the response column (rows with a missing
+    response are dropped with a warning; ``Design.X`` has the remaining rows).
+
+    Raises:
+        TypeError: ``data`` is not a pandas DataFrame, or a column type is unsupported.
+        KeyError: the formula names a column that is not in ``data``.
+        ValueError: empty data, an invalid design column name, a single-level
+            factor, infinite values, or an all-missing column.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, not {type(data).__name__}")
+    if data.shape[0] == 0:
+        raise ValueError("data has no rows")
+    response_name, rhs_terms = _parse_formula(formula, data)
+    y = data[response_name]
+    keep = ~pd.isna(y).to_numpy()
+    if not keep.all():
+        warnings.warn(
+            f"{int((~keep).sum())} rows with a missing response were dropped",
+            DesignWarning,
+            stacklevel=3,
+        )
+        data = data.loc[keep]
+        y = y.loc[keep]
+    if data.shape[0] == 0:
+        raise ValueError("data has no rows with a non-missing response")
+    if not rhs_terms:
+        raise ValueError(f"formula {formula!r} has no predictors")
+
+    names: list[str] = []
+    cols: list[np.ndarray] = []
+    terms: list[tuple] = []
+    variables: list[str] = []
+    levels: dict[str, list] = {}
+    specs: list = []
+    for term in rhs_terms:
+        var = term.strip("`")
+        if var in data.columns:
+            n, c, t = _term_columns(var, data[var], levels)
+            variables.append(var)
+        else:
+            n, c, t = _formulaic_term(term, data, specs, variables)
+        names.extend(n)
+        cols.extend(c)
+        terms.extend(t)
+
+    bad = [n for n in names if _INVALID_NAME.search(n)]
+    if bad:
+        raise ValueError(
+            "invalid name: design column names must not contain + < = > : / * ^ - "
+            f"or white space (as in R bsnsing); offending: {bad}. Rename the columns "
+            "(or factor levels) first."
+        )
+    unique, renamed = _make_unique(names)
+    if renamed:
+        warnings.warn(
+            "duplicate design column names were made unique as R's make.unique does: "
+            + ", ".join(renamed),
+            DesignWarning,
+            stacklevel=3,
+        )
+    X = np.column_stack(cols) if cols else np.empty((len(data), 0))
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if np.isinf(X).any():
+        where = [unique[j] for j in np.nonzero(np.isinf(X).any(axis=0))[0]]
+        raise ValueError(f"infinite values in predictor columns: {where}")
+    missing = np.isnan(X)
+    medians = np.full(X.shape[1], np.nan)
+    if missing.any():
+        all_missing = [unique[j] for j in np.nonzero(missing.all(axis=0))[0]]
+        if all_missing:
+            raise ValueError(f"predictor columns with only missing values: {all_missing}")
+        for j in np.nonzero(missing.any(axis=0))[0]:
+            medians[j] = float(np.median(X[~missing[:, j], j]))
+            X[missing[:, j], j] = medians[j]
+    design = Design(
+        X=X,
+        names=unique,
+        medians=medians,
+        terms=terms,
+        variables=variables,
+        response_name=response_name,
+        factor_levels=levels,
+        formulaic_specs=specs,
+        imputed=missing if missing.any() else None,
+    )
+    return design, y
+
+
+def _formulaic_term(
+    term: str, data: pd.DataFrame, specs: list, variables: list[str]
+) -> tuple[list[str], list[np.ndarray], list[tuple]]:
+    from formulaic import model_matrix
+    from formulaic.errors import FormulaicError
+
+    try:
+        mm = model_matrix(f"{term} - 1", data, na_action="ignore", ensure_full_rank=True)
+    except (FormulaicError, NameError, KeyError) as exc:
+        raise KeyError(f"cannot evaluate formula term {term!r} on data: {exc}") from exc
+    idx = len(specs)
+    specs.append(mm.model_spec)
+    for v in sorted(mm.model_spec.variables_by_source.get("data", ())):
+        if v not in variables:
+            variables.append(v)
+    names = [str(c) for c in mm.columns]
+    cols = [mm[c].to_numpy(dtype=float, na_value=np.nan) for c in mm.columns]
+    return names, cols, [("formulaic", idx, c) for c in mm.columns]
+
+
+def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
+    """The design matrix of new rows, WITHOUT imputation (R predicts that way).
+
+    Missing values stay NaN (a question on NaN is FALSE). A factor value not
+    among the training levels gives NaN in all of that factor's dummies, with
+    a warning (R fails there).
+    """
+    if not isinstance(newdata, pd.DataFrame):
+        raise TypeError(f"newdata must be a pandas DataFrame, not {type(newdata).__name__}")
+    missing_vars = [v for v in design.variables if v not in newdata.columns]
+    if missing_vars:
+        raise KeyError(f"newdata lacks the predictor columns {missing_vars}")
+    n = len(newdata)
+    X = np.empty((n, len(design.names)), dtype=np.float64)
+    unknown: dict[str, set] = {}
+    spec_cache: dict[int, pd.DataFrame] = {}
+    for j, term in enumerate(design.terms):
+        kind = term[0]
+        if kind == "numeric":
+            col = newdata[term[1]]
+            if isinstance(col.dtype, pd.CategoricalDtype) or col.dtype == object:
+                X[:, j] = pd.to_numeric(col.astype(object), errors="coerce").to_numpy(
+                    dtype=float, na_value=np.nan)
+            else:
+                X[:, j] = pd.to_numeric(col, errors="coerce").to_numpy(
+                    dtype=float, na_value=np.nan)
+        elif kind == "dummy":
+            var, level = term[1], term[2]
+            col = newdata[var]
+            values = col.astype(object).to_numpy()
+            miss = pd.isna(col).to_numpy()
+            known = set(design.factor_levels[var])
+            bad = np.array([(not m) and (v not in known) for v, m in zip(values, miss)],
+                           dtype=bool)
+            if bad.any():
+                unknown.setdefault(var, set()).update(values[bad].tolist())
+            x = np.where(values == level, 1.0, 0.0)
+            x[miss | bad] = np.nan
+            X[:, j] = x
+        elif kind == "logical":
+            col = newdata[term[1]]
+            miss = pd.isna(col).to_numpy()
+            x = np.where(col.fillna(False).to_numpy(dtype=bool), 1.0, 0.0)
+            x[miss] = np.nan
+            X[:, j] = x
+        else:
+            idx, colname = term[1], term[2]
+            if idx not in spec_cache:
+                spec_cache[idx] = design.formulaic_specs[idx].get_model_matrix(
+                    newdata, na_action="ignore")
+            X[:, j] = spec_cache[idx][colname].to_numpy(dtype=float, na_value=np.nan)
+    if unknown:
+        warnings.warn(
+            "factor levels not seen in training are treated as missing (their questions "
+            f"are FALSE): {{{', '.join(f'{k}: {sorted(map(str, v))}' for k, v in unknown.items())}}}",
+            DesignWarning,
+            stacklevel=3,
+        )
+    return X
+
+
+def code_response(y: pd.Series) -> Response:
+    """Classes of the response in R bsnsing's order (spec §7).
+
+    For a factor the levels present, in level order (the last is coded 1 for
+    two classes); for numbers the sorted distinct values (max coded 1); for
+    logicals False then True. Strings act as a factor with sorted levels.
+    """
+    if isinstance(y.dtype, pd.CategoricalDtype):
+        present = set(y.dropna().unique().tolist())
+        levels = [lv for lv in y.cat.categories if lv in present]
+        kind = "factor"
+    elif pd.api.types.is_bool_dtype(y.dtype):
+        levels = sorted(set(y.dropna().tolist()))
+        kind = "logical"
+    elif pd.api.types.is_numeric_dtype(y.dtype):
+        vals = y.to_numpy(dtype=float, na_value=np.nan)
+        if np.isinf(vals).any():
+            raise ValueError("the response has infinite values")
+        levels = sorted(set(y.dropna().tolist()))
+        kind = "numeric"
+    elif y.dtype == object or pd.api.types.is_string_dtype(y.dtype):
+        levels = sorted(set(y.dropna().tolist()), key=str)
+        kind = "factor"
+    else:
+        raise TypeError(f"unsupported response type {y.dtype}")
+    if len(levels) < 2:
+        raise ValueError(
+            f"the response {y.name!r} has a single class ({levels!r}); "
+            "a classification tree needs at least two"
+        )
+    if kind == "numeric" and len(levels) > 30:
+        raise ValueError(
+            f"the numeric response {y.name!r} has {len(levels)} distinct values; "
+            "at most 30 classes are allowed for a numeric response (use a factor)"
+        )
+    index = {lv: i for i, lv in enumerate(levels)}
+    labels = y.to_numpy()
+    codes = np.array([index[v] for v in labels], dtype=np.int64)
+    return Response(labels=labels, levels=levels, codes=codes, kind=kind)

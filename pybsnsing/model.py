@@ -1,0 +1,315 @@
+"""Fitted models: :class:`BsnsingModel` (two classes) and :class:`MBsnsingModel`.
+
+``str(model)`` is R's ``print`` text and ``str(model.summary())`` R's
+``summary`` text (spec §8), apart from the ``Call:`` line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .control import BsControl
+from .design import Design, design_for_newdata
+from .rules import evaluate_rule
+from .tree import Node
+
+__all__ = ["BsnsingModel", "MBsnsingModel", "BsnsingSummary", "format_confusion_matrix"]
+
+
+def format_confusion_matrix(cm: pd.DataFrame) -> list[str]:
+    """Lines of R's ``print(table(fitted, actual))`` for a 2-D count table."""
+    row_labels = [str(r) for r in cm.index]
+    col_labels = [str(c) for c in cm.columns]
+    values = cm.to_numpy()
+    width = max([len(str(v)) for v in values.ravel()] + [len(c) for c in col_labels])
+    row_width = max([len("fitted")] + [len(r) for r in row_labels])
+    lines = [" " * row_width + "actual",
+             "fitted".ljust(row_width) + "".join(" " + c.rjust(width) for c in col_labels)]
+    for label, row in zip(row_labels, values):
+        lines.append(label.rjust(row_width) + "".join(" " + str(v).rjust(width) for v in row))
+    return lines
+
+
+def _label_text(label: Any) -> str:
+    """A class label as R's paste would print it."""
+    if isinstance(label, (bool, np.bool_)):
+        return "TRUE" if label else "FALSE"
+    if isinstance(label, (float, np.floating)):
+        from .rformat import format_r
+
+        return format_r(float(label))
+    return str(label)
+
+
+@dataclass
+class BsnsingSummary:
+    """What R's ``summary.bsnsing`` returns; ``str()`` gives its printed text."""
+
+    model: BsnsingModel
+    n_splits: int
+    n_leaves: int
+    confusion_matrix: pd.DataFrame
+    accuracy: float
+    print_call: bool = True
+
+    def __str__(self) -> str:
+        m = self.model
+        lines = []
+        if self.print_call:
+            lines.append("Call: summary.bsnsing(object = model)")
+        lines.append(m.coding_scheme)
+        lines.append("Decision Tree:")
+        lines.append("-------------")
+        by_number = {nd.number: nd for nd in m.nodes}
+
+        def visit(nd: Node, depth: int) -> None:
+            indent = " " * (6 * depth)
+            share = max(nd.n1, nd.n0) / nd.nobs
+            star = "*" if nd.is_leaf else ""
+            lines.append(
+                f"{indent}{star}Node {nd.number}: class = {nd.node_class} w/ prob "
+                f"{share:.4f}, prop {nd.prop:.4f}, n1 {nd.n1}, n0 {nd.n0}"
+            )
+            if not nd.is_leaf:
+                lines.append(f"{indent}Split by ({nd.split_rule})")
+                visit(by_number[nd.lchild], depth + 1)
+                visit(by_number[nd.rchild], depth + 1)
+
+        visit(by_number[0], 0)
+        lines.append("-------------")
+        lines.append(
+            f"The tree has {self.n_splits} splits (0 fractional), {self.n_leaves} leaf nodes. "
+        )
+        lines.append("Confusion matrix:")
+        lines.extend(format_confusion_matrix(self.confusion_matrix))
+        lines.append(f"Accuracy: {self.accuracy:.4f}")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+@dataclass
+class BsnsingModel:
+    """A fitted two-class bsnsing tree.
+
+    Attributes:
+        nodes: the nodes in creation (number) order.
+        ycode: the labels of codes 0 and 1.
+        coding_scheme: e.g. ``"Response coding: malignant ==> 1   benign ==> 0"``.
+        fitted_values: fitted class codes (0/1) of the training rows.
+        fitted_prob: fitted probability of code 1 of the training rows.
+        confusion_matrix: counts, fitted codes (rows) by actual codes (columns).
+        control: the control used (``node_size`` as given; see ``node_size``).
+        node_size: the node size actually used.
+    """
+
+    nodes: list[Node]
+    ycode: list
+    y: np.ndarray
+    control: BsControl
+    node_size: int
+    design: Design | None = None
+    call: str = "bsnsing()"
+    formula: str | None = None
+    fitted_values: np.ndarray = field(init=False, repr=False)
+    fitted_prob: np.ndarray = field(init=False, repr=False)
+    confusion_matrix: pd.DataFrame = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.y)
+        fval = np.zeros(n, dtype=np.int64)
+        fprob = np.zeros(n, dtype=np.float64)
+        for nd in self.nodes:
+            if nd.is_leaf:
+                fval[nd.obs] = nd.node_class
+                fprob[nd.obs] = nd.prob
+        self.fitted_values = fval
+        self.fitted_prob = fprob
+        self.confusion_matrix = pd.crosstab(
+            pd.Series(fval, name="fitted"), pd.Series(np.asarray(self.y), name="actual")
+        )
+
+    # ----------------------------------------------------------------- basics
+    @property
+    def coding_scheme(self) -> str:
+        return (f"Response coding: {_label_text(self.ycode[1])} ==> 1   "
+                f"{_label_text(self.ycode[0])} ==> 0")
+
+    @property
+    def n_train(self) -> int:
+        return len(self.y)
+
+    @property
+    def leaves(self) -> list[Node]:
+        return [nd for nd in self.nodes if nd.is_leaf]
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(nd.is_leaf for nd in self.nodes)
+
+    @property
+    def n_splits(self) -> int:
+        return len(self.nodes) - self.n_leaves
+
+    @property
+    def accuracy(self) -> float:
+        """Training accuracy (correct also when every fitted value is one class,
+        unlike R 1.0.1's summary)."""
+        return float(np.mean(self.fitted_values == np.asarray(self.y)))
+
+    def summary(self) -> BsnsingSummary:
+        """R's ``summary(model)``: the tree, confusion matrix and accuracy."""
+        return BsnsingSummary(self, self.n_splits, self.n_leaves, self.confusion_matrix,
+                              self.accuracy)
+
+    def __str__(self) -> str:
+        lines = [f"Call: {self.call}", self.coding_scheme, "Confusion matrix:"]
+        lines.extend(format_confusion_matrix(self.confusion_matrix))
+        lines.append("Use the summary() function to access details of the tree.")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"<BsnsingModel: {self.n_splits} splits, {self.n_leaves} leaves, "
+                f"n={self.n_train}, {self.coding_scheme}>")
+
+    # ---------------------------------------------------------------- predict
+    def _design_matrix(self, newdata: pd.DataFrame, impute: bool) -> np.ndarray:
+        if self.design is None:
+            raise ValueError("this model has no design information; cannot predict new data")
+        X = design_for_newdata(self.design, newdata)
+        if impute:
+            med = self.design.medians
+            for j in range(X.shape[1]):
+                miss = np.isnan(X[:, j])
+                if miss.any():
+                    fill = med[j]
+                    if np.isnan(fill):
+                        fill = float(np.nanmedian(self.design.X[:, j]))
+                    X[miss, j] = fill
+        return X
+
+    def leaf_of(self, X: np.ndarray, names: Sequence[str] | None = None) -> np.ndarray:
+        """The leaf number reached by each row of a design matrix ``X``.
+
+        A rule TRUE goes left; a missing value makes a question FALSE.
+        """
+        names = list(names if names is not None else self.design.names)
+        n = X.shape[0]
+        at = np.zeros(n, dtype=np.int64)
+        columns = {nm: X[:, j] for j, nm in enumerate(names)}
+        for nd in self.nodes:
+            if nd.is_leaf:
+                continue
+            here = np.nonzero(at == nd.number)[0]
+            if here.size == 0:
+                continue
+            sub = {k: v[here] for k, v in columns.items()}
+            go_left = evaluate_rule(nd.split_rule, sub)
+            at[here[go_left]] = nd.lchild
+            at[here[~go_left]] = nd.rchild
+        return at
+
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob",
+                impute: bool = False) -> np.ndarray:
+        """Predict new rows.
+
+        Args:
+            newdata: a DataFrame with the predictor columns; None gives the
+                fitted values of the training rows.
+            type: ``"prob"`` (probability of the class coded 1, ``ycode[1]``)
+                or ``"class"`` (the original labels).
+            impute: R does not impute at predict time: a question on a
+                missing value is FALSE, so the row goes right unless another
+                OR-ed question is TRUE. ``impute=True`` replaces missing
+                values by the training medians first. Unseen factor levels
+                count as missing (with a warning).
+        """
+        if type not in ("prob", "class"):
+            raise ValueError(f"type must be 'prob' or 'class', got {type!r}")
+        if newdata is None:
+            prob = self.fitted_prob.copy()
+            codes = self.fitted_values.copy()
+        else:
+            X = self._design_matrix(newdata, impute)
+            leaf = self.leaf_of(X)
+            by_number = {nd.number: nd for nd in self.nodes}
+            prob = np.array([by_number[k].prob for k in leaf], dtype=np.float64)
+            codes = np.array([by_number[k].node_class for k in leaf], dtype=np.int64)
+        if type == "prob":
+            return prob
+        return np.asarray(self.ycode, dtype=object)[codes]
+
+    # ------------------------------------------------------------ persistence
+    def tree_signature(self) -> str:
+        """Lines ``number|split_rule|n1|n0`` (the fixtures' tree signature text)."""
+        return "\n".join(f"{nd.number}|{nd.split_rule}|{nd.n1}|{nd.n0}" for nd in self.nodes)
+
+
+@dataclass
+class MBsnsingModel:
+    """A multi-class bsnsing model: one tree per class against ``all.other``.
+
+    Attributes:
+        trees: one :class:`BsnsingModel` per class, in ``ylevels`` order.
+        ylevels: the classes.
+        yprior: the class shares in the training rows.
+    """
+
+    trees: list[BsnsingModel]
+    ylevels: list
+    yprior: np.ndarray
+    call: str = "bsnsing()"
+    formula: str | None = None
+
+    @property
+    def nclass(self) -> int:
+        return len(self.ylevels)
+
+    def predict(self, newdata: pd.DataFrame | None = None, type: str = "prob",
+                impute: bool = False) -> np.ndarray:
+        """Predict new rows: each class's tree gives its probability, times
+        the class prior, normalised by the row sum; the class is the first
+        maximum. ``type="prob"`` gives an n x K array in ``ylevels`` order.
+        (If every tree gives 0 for a row, the priors are returned for it.)
+        """
+        if type not in ("prob", "class"):
+            raise ValueError(f"type must be 'prob' or 'class', got {type!r}")
+        P = np.column_stack([t.predict(newdata, type="prob", impute=impute)
+                             for t in self.trees]) * self.yprior[None, :]
+        s = P.sum(axis=1, keepdims=True)
+        zero = s[:, 0] == 0
+        if zero.any():
+            P[zero] = self.yprior
+            s[zero] = self.yprior.sum()
+        P = P / s
+        if type == "prob":
+            return P
+        return np.asarray(self.ylevels, dtype=object)[np.argmax(P, axis=1)]
+
+    def __str__(self) -> str:
+        lines = [f"Call: {self.call}", f"{self.nclass} trees, one for each class."]
+        for k, t in enumerate(self.trees, start=1):
+            lines.append(f"Tree {k}:")
+            lines.extend(str(t).split("\n")[1:])
+        levels = ", ".join(_label_text(v) for v in self.ylevels)
+        lines.append(f"There are {self.nclass} trees in bs, one for each class in [{levels}].")
+        lines.append("Use the command summary(bs[[1]]) to access details of the 1st tree, "
+                     "for instance.")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<MBsnsingModel: {self.nclass} classes {self.ylevels!r}>"
+
+    def summary(self) -> list[BsnsingSummary]:
+        """One summary per class tree (printed without a Call line)."""
+        out = []
+        for t in self.trees:
+            s = t.summary()
+            s.print_call = False
+            out.append(s)
+        return out

@@ -1,0 +1,67 @@
+"""Helpers for the golden-fixture tests: records, data sets, train/test splits."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+from conftest import SHARED
+
+TREES = SHARED / "golden" / "trees"
+TABULAR = SHARED / "data" / "tabular"
+
+
+def tree_records() -> list[dict]:
+    """Every record of golden/trees/*.json (empty when the material is absent)."""
+    if not TREES.is_dir():
+        return []
+    out = []
+    for path in sorted(TREES.glob("*.json")):
+        out.extend(json.loads(path.read_text()))
+    return out
+
+
+def record_id(rec: dict) -> str:
+    return f"{rec['dataset']}-{rec['config']}"
+
+
+@lru_cache(maxsize=None)
+def _columns() -> pd.DataFrame:
+    return pd.read_csv(TABULAR / "columns.csv", keep_default_na=False)
+
+
+@lru_cache(maxsize=None)
+def load_shared(name: str) -> pd.DataFrame:
+    """A data set read canonically from ../shared/data/tabular."""
+    from pybsnsing.datasets import read_canonical
+
+    manifest = pd.read_csv(TABULAR / "manifest.csv")
+    file = manifest.loc[manifest["name"] == name, "file"].iloc[0]
+    return read_canonical(TABULAR / file, _columns(), name)
+
+
+def split(rec: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The record's training and test rows (1-based row numbers in the record)."""
+    data = load_shared(rec["dataset"])
+    train = data.iloc[[r - 1 for r in rec["train_rows"]]].reset_index(drop=True)
+    test = data.iloc[[r - 1 for r in rec["test_rows"]]].reset_index(drop=True)
+    return train, test
+
+
+def strip_call(text: str) -> str:
+    """Drop the 'Call:' line (and its continuation lines) from printed output."""
+    lines = text.split("\n")
+    out = []
+    skipping = False
+    for line in lines:
+        if line.startswith("Call:"):
+            skipping = True
+            continue
+        if skipping and line.startswith("    "):
+            continue
+        skipping = False
+        out.append(line)
+    return "\n".join(out)
