@@ -1,0 +1,361 @@
+"""The canonical CSV reader: R's ``read.csv`` plus factor restoration.
+
+Every golden fixture of the R cross-check was fitted on data read by
+
+1. ``read.csv(file, stringsAsFactors = TRUE, na.strings = c("", "NA"))``, then
+2. turning each column that ``columns.csv`` lists with ``r_class == "factor"`` into a
+   factor with exactly the listed levels, in that order.
+
+:func:`read_canonical` reproduces both steps in pandas, following the rules of R 4.2's
+``read.table`` / ``type.convert`` (``src/main/scan.c``, ``R_strtod``, ``Strtoi``):
+
+* The header goes through ``make.names(unique = TRUE)`` (``check.names = TRUE``).
+* Empty fields, ``NA`` and missing trailing fields are missing values (``NA``).
+* Each column gets the first type of *logical*, *integer*, *double*, *factor* that all
+  its non-missing values parse as; blank (white-space only) values count as missing for
+  the first three.
+
+  - logical: ``T``, ``F``, ``TRUE``, ``FALSE``, ``True``, ``False``, ``true``, ``false``
+    -> ``bool`` (``"boolean"`` when NA occurs). A column with no value at all is logical.
+  - integer: optional leading white space, optional sign, decimal digits, within
+    ``[-2147483647, 2147483647]`` (R's 32-bit integer; ``-2^31`` is ``NA_integer_``)
+    -> ``int64`` (nullable ``"Int64"`` when NA occurs). Quoted numbers are numbers too,
+    as in R: ``"1"`` reads as the integer 1.
+  - double: R's decimal syntax (at least one mantissa digit, optional exponent, whose
+    digits may be absent as in ``1e``), ``NaN``, ``Inf``, ``infinity`` (any case) or a
+    C99 hexadecimal literal, with optional white space on both sides -> ``float64``.
+    Decimal strings are converted with Python's correctly rounded :class:`float`, not
+    with pandas' fast (not always correctly rounded) parser. The reference CSVs were
+    written so that R's parser and a correctly rounded one agree on every cell.
+  - otherwise a factor -> pandas ``Categorical`` whose categories are the distinct
+    values sorted by code point, i.e. R's ``sort()`` in the C.UTF-8 locale in which the
+    fixtures were made. Unquoted character fields keep their white space
+    (``strip.white = FALSE``).
+
+* Step 2 converts the column to character the way R's ``as.character`` does (integers
+  as digits, doubles with up to 15 significant digits, logicals as ``TRUE``/``FALSE``)
+  and matches it against the listed levels; values not among them become missing, as in
+  R's ``factor(x, levels = ...)``.
+
+Not supported (never used by the reference data): a header line with one field fewer
+than the data lines (R then takes the first column as row names), comment characters,
+and quoted ``NA`` strings being kept as text (both R and pandas read them as missing).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterable, Sequence
+from typing import IO, Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["read_canonical", "read_csv_r", "restore_factors", "make_names", "r_as_character"]
+
+NA_STRINGS: frozenset[str] = frozenset({"", "NA"})
+_TRUE = frozenset({"T", "True", "TRUE", "true"})
+_FALSE = frozenset({"F", "False", "FALSE", "false"})
+_INT_MAX = 2**31 - 1
+
+# C isspace(): space, \t, \n, \v, \f, \r.
+_WS = " \t\n\v\f\r"
+_WS_CLASS = r"[ \t\n\v\f\r]"
+_INT_RE = re.compile(rf"{_WS_CLASS}*[+-]?[0-9]+")
+# Strict decimal form that Python's float() accepts as is (fast path).
+_DEC_STRICT_RE = re.compile(
+    rf"{_WS_CLASS}*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?{_WS_CLASS}*"
+)
+# R_strtod's decimal form: the exponent's digits may be missing ("1e", "1e+").
+_DEC_R_RE = re.compile(
+    rf"{_WS_CLASS}*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:[eE]([+-]?)([0-9]*))?{_WS_CLASS}*"
+)
+_SPECIAL_RE = re.compile(rf"{_WS_CLASS}*([+-]?)(nan|infinity|inf){_WS_CLASS}*", re.IGNORECASE)
+_HEX_RE = re.compile(
+    rf"{_WS_CLASS}*([+-]?0[xX][0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?){_WS_CLASS}*"
+)
+
+_RESERVED = frozenset(
+    {
+        "if", "else", "repeat", "while", "function", "for", "next", "break", "in",
+        "TRUE", "FALSE", "NULL", "Inf", "NaN", "NA", "NA_integer_", "NA_real_",
+        "NA_character_", "NA_complex_",
+    }
+)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- names
+
+
+def _make_name(name: str) -> str:
+    """R's ``make.names`` for one name (without making it unique)."""
+    if not name or not (name[0].isalpha() or name[0] == "."):
+        name = "X" + name
+    elif name[0] == "." and len(name) > 1 and name[1].isdigit():
+        name = "X" + name
+    name = "".join(ch if (ch.isalnum() or ch in "._") else "." for ch in name)
+    if name in _RESERVED:
+        name += "."
+    return name
+
+
+def make_names(names: Iterable[str], unique: bool = True) -> list[str]:
+    """Mirror R's ``make.names(names, unique = unique)``.
+
+    Invalid characters become ``.``, names that do not start with a letter or a dot not
+    followed by a digit get an ``X`` prefix, reserved words get a ``.`` suffix, and with
+    ``unique=True`` duplicates are renamed as R's ``make.unique(sep = ".")`` does
+    (``a``, ``a`` -> ``a``, ``a.1``; a suffix that already exists is skipped).
+    """
+    out = [_make_name(str(n)) for n in names]
+    if not unique:
+        return out
+    taken = set(out)
+    seen: set[str] = set()
+    counters: dict[str, int] = {}
+    result: list[str] = []
+    for name in out:
+        if name not in seen:
+            seen.add(name)
+            result.append(name)
+            continue
+        k = counters.get(name, 1)
+        while f"{name}.{k}" in taken:
+            k += 1
+        new = f"{name}.{k}"
+        counters[name] = k + 1
+        taken.add(new)
+        seen.add(new)
+        result.append(new)
+    return result
+
+
+# ---------------------------------------------------------------- value conversion
+
+
+def _parse_double_r(s: str) -> float | None:
+    """Parse one string the way ``R_strtod`` + ``type.convert`` accept it, else None."""
+    m = _DEC_R_RE.fullmatch(s)
+    if m is not None:
+        mant, sign, digits = m.group(1), m.group(2), m.group(3)
+        return float(f"{mant}e{sign}{digits}" if digits else mant)
+    m = _SPECIAL_RE.fullmatch(s)
+    if m is not None:
+        word = m.group(2).lower()
+        if word == "nan":
+            return math.nan
+        return -math.inf if m.group(1) == "-" else math.inf
+    m = _HEX_RE.fullmatch(s)
+    if m is not None:
+        try:
+            return float.fromhex(m.group(1))
+        except ValueError:
+            return None
+    return None
+
+
+def _convert_column(values: Sequence[Any]) -> pd.Series | pd.Categorical | np.ndarray:
+    """R's ``type.convert`` of one column of raw fields (``None`` = missing field)."""
+    raw = pd.Series(values, dtype=object)
+    na = raw.isna().to_numpy() | raw.isin(NA_STRINGS).to_numpy()
+    present = raw[~na].astype(str)
+    blank = (present.str.strip(_WS) == "").to_numpy()
+    cand = present[~blank]
+    n = len(raw)
+    # missing for the logical / integer / double interpretations
+    na_num = na.copy()
+    na_num[np.flatnonzero(~na)[blank]] = True
+
+    def _with_na(arr: np.ndarray, dtype: str, nullable: str) -> pd.Series:
+        if na_num.any():
+            return pd.Series(pd.array(arr, dtype=nullable).copy()).mask(na_num).array
+        return arr.astype(dtype)
+
+    if len(cand) == 0:
+        return pd.array([pd.NA] * n, dtype="boolean")
+
+    if cand.isin(_TRUE | _FALSE).all():
+        out = np.zeros(n, dtype=bool)
+        out[~na_num] = cand.isin(_TRUE).to_numpy()
+        return _with_na(out, "bool", "boolean")
+
+    if cand.str.fullmatch(_INT_RE).all():
+        ints = [int(v) for v in cand]
+        if all(-_INT_MAX <= v <= _INT_MAX for v in ints):
+            out = np.zeros(n, dtype=np.int64)
+            out[~na_num] = ints
+            return _with_na(out, "int64", "Int64")
+
+    if cand.str.fullmatch(_DEC_STRICT_RE).all():
+        doubles: list[float] | None = [float(v) for v in cand]
+    else:
+        doubles = []
+        for v in cand:
+            d = _parse_double_r(v)
+            if d is None:
+                doubles = None
+                break
+            doubles.append(d)
+    if doubles is not None:
+        out = np.full(n, np.nan, dtype=np.float64)
+        out[~na_num] = doubles
+        return out
+
+    # factor: blank strings are genuine levels here (strip.white = FALSE)
+    labels = np.empty(n, dtype=object)
+    labels[:] = None
+    labels[~na] = present.to_numpy()
+    levels = sorted(set(present.tolist()))
+    return pd.Categorical(labels, categories=levels)
+
+
+# ---------------------------------------------------------------- as.character
+
+
+def _r_double_to_str(x: float) -> str:
+    """R 4.2's ``as.character`` of one double: 15 significant digits, fixed or sci.
+
+    Fixed notation is used when it is not wider than scientific notation (R's
+    ``formatReal`` with ``digits = 15`` and ``scipen = 0``).
+    """
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Inf" if x > 0 else "-Inf"
+    if x == 0:
+        return "0"
+    neg = 1 if x < 0 else 0
+    mant, exp = f"{abs(x):.14e}".split("e")
+    kpower = int(exp)
+    digits = mant.replace(".", "").rstrip("0")
+    nsig = max(1, len(digits))
+    left = kpower + 1
+    sleft = neg + (1 if left <= 0 else left)
+    rgt = max(0, nsig - left)
+    width_fixed = sleft + rgt + (1 if rgt else 0)
+    e_width = 2 if abs(kpower) >= 100 else 1
+    width_sci = neg + (nsig - 1 + 1 if nsig > 1 else 0) + 4 + e_width
+    if width_fixed <= width_sci:
+        return f"{x:.{rgt}f}"
+    return f"{x:.{nsig - 1}e}"
+
+
+def r_as_character(values: Any) -> np.ndarray:
+    """Mirror R's ``as.character`` on a column; returns an object array (None = NA)."""
+    ser = values if isinstance(values, pd.Series) else pd.Series(values)
+    out = np.empty(len(ser), dtype=object)
+    out[:] = None
+    mask = ser.isna().to_numpy()
+    if isinstance(ser.dtype, pd.CategoricalDtype):
+        conv = [str(v) for v in ser[~mask]]
+    elif pd.api.types.is_bool_dtype(ser.dtype):
+        conv = ["TRUE" if bool(v) else "FALSE" for v in ser[~mask]]
+    elif pd.api.types.is_integer_dtype(ser.dtype):
+        conv = [str(int(v)) for v in ser[~mask]]
+    elif pd.api.types.is_float_dtype(ser.dtype):
+        conv = [_r_double_to_str(float(v)) for v in ser[~mask]]
+        # R's is.na() is TRUE for NaN, but as.character(NaN) is "NaN"
+        nan_only = ser.isna().to_numpy()
+        mask = nan_only & False
+        vals = ser.to_numpy(dtype=np.float64, na_value=np.nan)
+        conv = [_r_double_to_str(float(v)) for v in vals]
+        out[:] = conv
+        return out
+    else:
+        conv = [str(v) for v in ser[~mask]]
+    out[~mask] = conv
+    return out
+
+
+# ---------------------------------------------------------------- readers
+
+
+def read_csv_r(path_or_buffer: str | os.PathLike[str] | IO[Any]) -> pd.DataFrame:
+    """Mirror ``read.csv(file, stringsAsFactors = TRUE, na.strings = c("", "NA"))``.
+
+    ``path_or_buffer`` may be a path (``.gz`` and other compressions are inferred from
+    the name), a text or binary file object. Returns a DataFrame with R's column types
+    (see the module docstring) and a default ``RangeIndex``.
+    """
+    raw = pd.read_csv(
+        path_or_buffer,
+        header=None,
+        dtype=str,
+        keep_default_na=False,
+        na_filter=False,
+        quotechar='"',
+        doublequote=True,
+        skip_blank_lines=True,
+        encoding="utf-8",
+        compression="infer",
+    )
+    if raw.shape[0] == 0:
+        raise ValueError("the CSV has no header line")
+    header = ["" if (v is None or (isinstance(v, float) and math.isnan(v))) else v
+              for v in raw.iloc[0].tolist()]
+    names = make_names(header)
+    body = raw.iloc[1:]
+    columns: dict[str, Any] = {}
+    for j, name in enumerate(names):
+        col = [None if (v is None or (isinstance(v, float) and math.isnan(v))) else v
+               for v in body.iloc[:, j].tolist()]
+        columns[name] = _convert_column(col)
+    return pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
+
+
+def _factor_levels(columns: pd.DataFrame, dataset: str) -> dict[str, list[str]]:
+    """Factor columns and their levels for ``dataset`` from a ``columns.csv`` table."""
+    rows = columns[columns["dataset"].astype(str) == dataset]
+    out: dict[str, list[str]] = {}
+    for _, row in rows.iterrows():
+        if str(row["r_class"]) != "factor":
+            continue
+        lv = row["levels"]
+        lv = "" if lv is None or (isinstance(lv, float) and math.isnan(lv)) else str(lv)
+        out[str(row["column"])] = lv.split(";") if lv != "" else []
+    return out
+
+
+def restore_factors(df: pd.DataFrame, levels: dict[str, list[str]]) -> pd.DataFrame:
+    """Step 2 of the canonical read: ``df[[col]] <- factor(df[[col]], levels = lv)``.
+
+    Returns a new DataFrame; a value whose ``as.character`` form is not a listed level
+    becomes missing, exactly as in R.
+    """
+    out = df.copy()
+    for col, lv in levels.items():
+        if col not in out.columns:
+            raise KeyError(f"column {col!r} listed as a factor is not in the data")
+        chars = r_as_character(out[col])
+        out[col] = pd.Categorical(chars, categories=list(lv))
+    return out
+
+
+def read_canonical(
+    path_or_buffer: str | os.PathLike[str] | IO[Any],
+    columns: pd.DataFrame,
+    dataset: str,
+) -> pd.DataFrame:
+    """Read a data set exactly as the golden fixtures did.
+
+    Parameters
+    ----------
+    path_or_buffer
+        CSV file (path, possibly ``.gz``, or file object).
+    columns
+        A ``columns.csv`` table (columns ``dataset``, ``column``, ``r_class``,
+        ``levels``, ...); only the rows of ``dataset`` are used.
+    dataset
+        The data set name in ``columns``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``read.csv(stringsAsFactors = TRUE, na.strings = c("", "NA"))`` types, with every
+        ``r_class == "factor"`` column a ``Categorical`` with exactly the listed levels in
+        that order.
+    """
+    df = read_csv_r(path_or_buffer)
+    return restore_factors(df, _factor_levels(columns, dataset))

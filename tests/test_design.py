@@ -1,0 +1,118 @@
+"""Formula front end: R model.matrix-compatible columns, NA rules, response coding,
+and clear errors for bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pybsnsing import bsnsing
+from pybsnsing.design import DesignWarning, build_design, code_response
+
+
+def _df(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({
+        "y": pd.Categorical(rng.choice(["no", "yes"], n), categories=["no", "yes"]),
+        "f": pd.Categorical(rng.choice(["a", "b", "c"], n), categories=["a", "b", "c"]),
+        "g": rng.random(n) < 0.5,
+        "x": rng.normal(size=n),
+        "i": rng.integers(0, 5, n),
+    })
+
+
+def test_treatment_contrast_names_like_r():
+    d, _ = build_design("y ~ .", _df())
+    assert d.names == ["fb", "fc", "gTRUE", "x", "i"]
+    assert d.X.dtype == np.float64
+
+
+def test_unused_factor_levels_give_zero_columns_like_r():
+    df = _df()
+    df["f"] = pd.Categorical(df["f"].astype(str), categories=["a", "b", "c", "z"])
+    d, _ = build_design("y ~ f", df)
+    assert d.names == ["fb", "fc", "fz"]
+    assert (d.X[:, 2] == 0).all()
+
+
+def test_formula_subsets_and_minus():
+    d, _ = build_design("y ~ x + f", _df())
+    assert d.names == ["x", "fb", "fc"]
+    d, _ = build_design("y ~ . - i", _df())
+    assert "i" not in d.names
+
+
+def test_missing_values_get_training_medians_after_dummy_coding():
+    df = _df()
+    df.loc[[0, 1], "x"] = np.nan
+    df.loc[[2], "f"] = np.nan
+    d, _ = build_design("y ~ x + f", df)
+    xs = df["x"].dropna().to_numpy()
+    assert d.X[0, 0] == np.median(xs) == d.medians[0]
+    fb = (df["f"].dropna() == "b").to_numpy(dtype=float)
+    assert d.X[2, 1] == np.median(fb)
+
+
+def test_response_coding_factor_last_present_level_is_one():
+    y = pd.Series(pd.Categorical(["b", "c", "b"], categories=["a", "b", "c", "d"]))
+    r = code_response(y)
+    assert r.levels == ["b", "c"] and r.codes.tolist() == [0, 1, 0]
+
+
+def test_response_coding_numbers_and_logicals():
+    assert code_response(pd.Series([2, 1, 2])).codes.tolist() == [1, 0, 1]
+    assert code_response(pd.Series([1.0, 0.0])).levels == [0.0, 1.0]
+    assert code_response(pd.Series([True, False])).codes.tolist() == [1, 0]
+
+
+def test_duplicate_design_names_are_made_unique_with_a_warning():
+    df = pd.DataFrame({
+        "y": [0, 1] * 10,
+        "V1": pd.Categorical(["0", "1"] * 10, categories=["0", "1"]),
+        "V11": np.arange(20.0),
+    })
+    with pytest.warns(DesignWarning, match="V11 -> V11.1"):
+        d, _ = build_design("y ~ .", df)
+    assert d.names == ["V11", "V11.1"]
+
+
+@pytest.mark.parametrize(
+    "make, exc, match",
+    [
+        (lambda df: df.iloc[:0], ValueError, "no rows"),
+        (lambda df: df.assign(y="yes"), ValueError, "single class"),
+        (lambda df: df.assign(x=np.nan), ValueError, "only missing values"),
+        (lambda df: df.assign(x=np.inf), ValueError, "infinite"),
+        (lambda df: df.rename(columns={"x": "x-1"}), ValueError, "invalid name"),
+        (lambda df: df.assign(f=pd.Categorical(["a"] * len(df))), ValueError, "single level"),
+        (lambda df: df.to_numpy(), TypeError, "DataFrame"),
+    ],
+)
+def test_bad_input_gives_clear_errors(make, exc, match):
+    with pytest.raises(exc, match=match):
+        bsnsing("y ~ .", make(_df()), import_external=False)
+
+
+def test_missing_column_in_formula():
+    with pytest.raises(KeyError, match="nope"):
+        bsnsing("y ~ x + nope", _df(), import_external=False)
+    with pytest.raises(KeyError, match="response"):
+        bsnsing("nope ~ x", _df(), import_external=False)
+
+
+def test_three_classes_where_two_are_needed():
+    from pybsnsing import MBsnsingModel
+
+    df = _df()
+    df["y"] = pd.Categorical(np.resize(["a", "b", "c"], len(df)))
+    m = bsnsing("y ~ x + i", df, import_external=False)
+    assert isinstance(m, MBsnsingModel) and m.nclass == 3
+
+
+def test_missing_response_rows_are_dropped_with_a_warning():
+    df = _df()
+    df.loc[3, "y"] = np.nan
+    with pytest.warns(DesignWarning, match="1 rows with a missing response"):
+        d, y = build_design("y ~ x", df)
+    assert d.X.shape[0] == len(df) - 1 == len(y)
