@@ -18,7 +18,13 @@ from .design import Design, design_for_newdata
 from .rules import evaluate_rule
 from .tree import Node
 
-__all__ = ["BsnsingModel", "MBsnsingModel", "BsnsingSummary", "format_confusion_matrix"]
+__all__ = [
+    "BsnsingModel",
+    "BsnsingSummary",
+    "MBsnsingModel",
+    "MBsnsingSummary",
+    "format_confusion_matrix",
+]
 
 
 def format_confusion_matrix(cm: pd.DataFrame) -> list[str]:
@@ -296,20 +302,38 @@ class MBsnsingModel:
         for k, t in enumerate(self.trees, start=1):
             lines.append(f"Tree {k}:")
             lines.extend(str(t).split("\n")[1:])
-        levels = ", ".join(_label_text(v) for v in self.ylevels)
-        lines.append(f"There are {self.nclass} trees in bs, one for each class in [{levels}].")
-        lines.append("Use the command summary(bs[[1]]) to access details of the 1st tree, "
-                     "for instance.")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"<MBsnsingModel: {self.nclass} classes {self.ylevels!r}>"
 
-    def summary(self) -> list[BsnsingSummary]:
-        """One summary per class tree (printed without a Call line)."""
+    def summary(self) -> MBsnsingSummary:
+        """R's ``summary(mbsnsing)``; ``.classes`` holds one tree summary per class."""
+        return MBsnsingSummary(self)
+
+
+@dataclass
+class MBsnsingSummary:
+    """Summary of a multi-class model: ``str()`` is R's text, ``classes`` the
+    per-class tree summaries (printed without a Call line, as R's
+    ``summary(bs[[k]], print.call = FALSE)``)."""
+
+    model: MBsnsingModel
+
+    @property
+    def classes(self) -> list[BsnsingSummary]:
         out = []
-        for t in self.trees:
+        for t in self.model.trees:
             s = t.summary()
             s.print_call = False
             out.append(s)
         return out
+
+    def __str__(self) -> str:
+        m = self.model
+        levels = ", ".join(_label_text(v) for v in m.ylevels)
+        return (f"There are {m.nclass} trees in bs, one for each class in [{levels}].\n"
+                "Use the command summary(bs[[1]]) to access details of the 1st tree, "
+                "for instance.")
+
+    __repr__ = __str__

@@ -52,6 +52,7 @@ from typing import IO, Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 
 __all__ = ["read_canonical", "read_csv_r", "restore_factors", "make_names", "r_as_character"]
 
@@ -156,7 +157,7 @@ def _parse_double_r(s: str) -> float | None:
     return None
 
 
-def _convert_column(values: Sequence[Any]) -> pd.Series | pd.Categorical | np.ndarray:
+def _convert_column(values: Sequence[Any]) -> np.ndarray | ExtensionArray:
     """R's ``type.convert`` of one column of raw fields (``None`` = missing field)."""
     raw = pd.Series(values, dtype=object)
     na = raw.isna().to_numpy() | raw.isin(NA_STRINGS).to_numpy()
@@ -168,10 +169,12 @@ def _convert_column(values: Sequence[Any]) -> pd.Series | pd.Categorical | np.nd
     na_num = na.copy()
     na_num[np.flatnonzero(~na)[blank]] = True
 
-    def _with_na(arr: np.ndarray, dtype: str, nullable: str) -> pd.Series:
-        if na_num.any():
-            return pd.Series(pd.array(arr, dtype=nullable).copy()).mask(na_num).array
-        return arr.astype(dtype)
+    def _with_na(arr: np.ndarray, nullable: str) -> np.ndarray | ExtensionArray:
+        if not na_num.any():
+            return arr
+        ext = pd.array(arr, dtype=nullable, copy=True)
+        ext[na_num] = pd.NA
+        return ext
 
     if len(cand) == 0:
         return pd.array([pd.NA] * n, dtype="boolean")
@@ -179,14 +182,14 @@ def _convert_column(values: Sequence[Any]) -> pd.Series | pd.Categorical | np.nd
     if cand.isin(_TRUE | _FALSE).all():
         out = np.zeros(n, dtype=bool)
         out[~na_num] = cand.isin(_TRUE).to_numpy()
-        return _with_na(out, "bool", "boolean")
+        return _with_na(out, "boolean")
 
     if cand.str.fullmatch(_INT_RE).all():
         ints = [int(v) for v in cand]
         if all(-_INT_MAX <= v <= _INT_MAX for v in ints):
             out = np.zeros(n, dtype=np.int64)
             out[~na_num] = ints
-            return _with_na(out, "int64", "Int64")
+            return _with_na(out, "Int64")
 
     if cand.str.fullmatch(_DEC_STRICT_RE).all():
         doubles: list[float] | None = [float(v) for v in cand]
@@ -255,14 +258,8 @@ def r_as_character(values: Any) -> np.ndarray:
     elif pd.api.types.is_integer_dtype(ser.dtype):
         conv = [str(int(v)) for v in ser[~mask]]
     elif pd.api.types.is_float_dtype(ser.dtype):
+        # pandas cannot tell NA_real_ from NaN; both count as missing here.
         conv = [_r_double_to_str(float(v)) for v in ser[~mask]]
-        # R's is.na() is TRUE for NaN, but as.character(NaN) is "NaN"
-        nan_only = ser.isna().to_numpy()
-        mask = nan_only & False
-        vals = ser.to_numpy(dtype=np.float64, na_value=np.nan)
-        conv = [_r_double_to_str(float(v)) for v in vals]
-        out[:] = conv
-        return out
     else:
         conv = [str(v) for v in ser[~mask]]
     out[~mask] = conv

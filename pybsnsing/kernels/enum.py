@@ -42,7 +42,6 @@ __all__ = [
     "level_one",
     "level_two",
     "extend_level",
-    "last_level",
 ]
 
 #: number of parents whose children are counted in one parallel batch
@@ -382,7 +381,3 @@ def extend_level(Xp, Xn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size, ns
                         ctau[nc] = t2
                         nc += 1
     return ccols[:nc], cfp[:nc], cfn[:nc], ctau[:nc], vb2, best_p, best_j, neval
-
-
-def last_level(*args):  # placeholder, replaced below
-    raise NotImplementedError

@@ -1,0 +1,527 @@
+"""The ENUM split search of bsnsing (``bslearn`` / ``rcpp_bslearn`` of R bsnsing 1.0.1).
+
+Given a node's 0/1 question matrix ``B`` (n x m) and a 0/1 response ``y`` whose target class
+is coded 1, find the OR-rule of at most ``max_rules`` questions that minimises
+
+    v(S) = n1*FP + n0*FN - 2*FP*FN
+
+(``FP`` = rows with y=0 where the rule is true, ``FN`` = rows with y=1 where it is false),
+by the breadth-first implicit enumeration of R's compiled code (spec §5).  Results, tie
+breaking and the evaluation count ``neval`` are those of R's ``enum_c`` solver, except that
+all counts are 64-bit (R's C ``int`` products overflow past about 92 000 balanced rows).
+
+Two implementations give identical ``cols``, ``objval`` and ``neval``:
+
+* ``solver="enum_c"`` (or ``"enum"``): numba kernels on bit-packed columns
+  (:mod:`pybsnsing.kernels.enum`), level 2 read from per-class Gram matrices;
+* ``solver="enum_py"``: a plain NumPy transliteration of the C code, used as the oracle.
+
+Public functions: :func:`question_groups`, :func:`enum_search`, :func:`bslearn`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "SearchResult",
+    "BslearnResult",
+    "question_groups",
+    "enum_search",
+    "bslearn",
+    "SOLVERS",
+    "MAX_RULES_CAP",
+]
+
+#: accepted values of ``solver`` / ``opt_solver``
+SOLVERS = ("enum_c", "enum", "enum_py")
+#: R's C code keeps rules in fixed arrays of 10 columns
+MAX_RULES_CAP = 10
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Outcome of one ENUM search.
+
+    Attributes:
+        cols: chosen question columns, 0-based and increasing; ``()`` when no rule beats the
+            start value ``n0*n1/2``.
+        objval: the best objective ``v`` found (``n0*n1/2`` when no rule was found).
+        neval: candidate rules evaluated, counted as R's C code counts them.
+        n1: rows with ``y == 1`` (the target class).
+        n0: rows with ``y == 0``.
+    """
+
+    cols: tuple[int, ...]
+    objval: float
+    neval: int
+    n1: int
+    n0: int
+
+
+@dataclass(frozen=True)
+class BslearnResult:
+    """Outcome of :func:`bslearn`, mirroring R's ``list(n.rules, rules, objval, neval)``.
+
+    Attributes:
+        cols: chosen columns, 0-based and increasing.
+        rules: the chosen questions' texts (column names) joined with ``" | "``; ``""`` when
+            no rule was found (R 1.0.1 returns the string ``"NA"`` there, a quirk not
+            mirrored).
+        n_rules: ``len(cols)``.
+        objval: best objective value (``n0*n1/2`` when no rule was found).
+        neval: candidate rules evaluated.
+    """
+
+    cols: tuple[int, ...]
+    rules: str
+    n_rules: int
+    objval: float
+    neval: int
+
+
+# ---------------------------------------------------------------------------------------
+# groups
+
+
+def _r_strsplit(text: str, sep: str) -> list[str]:
+    """``strsplit(text, sep)[[1]]`` of R for a one-character fixed separator.
+
+    R drops one trailing empty piece (``strsplit("a>", ">")`` is ``"a"``) and returns
+    ``""`` for the empty string.
+    """
+    parts = text.split(sep)
+    if len(parts) > 1 and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def question_groups(texts: Sequence[str]) -> np.ndarray:
+    """Group id of each question, as R's ``bslearn`` derives it from the column names.
+
+    After normalising ``<=`` to ``<`` and ``>=`` to ``>``, a text that splits into exactly
+    two pieces at ``>`` belongs to the group "piece 1 + ``>``" (all ``x > c`` / ``x >= c``
+    questions of variable ``x``), and likewise for ``<``; every other question (``x==1``,
+    ``f%in%c('a')``, ...) is its own group.  The variable name is the text before the
+    operator, stripped of white space (R does not strip; bsnsing always writes ``x > c``).
+
+    Ids are numbered as R numbers them: first the ``>`` groups in order of first appearance,
+    then the ``<`` groups, then one new id per remaining question, starting at 1.
+
+    Args:
+        texts: the question texts (column names of the question matrix).
+
+    Returns:
+        int64 array with one group id per question.
+    """
+    if isinstance(texts, str):
+        raise TypeError("texts must be a sequence of strings, not a single string")
+    names = [str(t) for t in texts]
+    p = len(names)
+    std = [t.replace("<=", "<").replace(">=", ">") for t in names]
+    grp = np.zeros(p, dtype=np.int64)
+    keys: dict[str, int] = {}
+    for op in (">", "<"):
+        for i, t in enumerate(std):
+            parts = _r_strsplit(t, op)
+            if len(parts) == 2:
+                key = parts[0].strip() + op
+                if key not in keys:
+                    keys[key] = len(keys) + 1
+                grp[i] = keys[key]
+    nxt = len(keys)
+    for i in range(p):
+        if grp[i] == 0:
+            nxt += 1
+            grp[i] = nxt
+    return grp
+
+
+# ---------------------------------------------------------------------------------------
+# input validation
+
+
+def _as_binary_matrix(B: Any) -> np.ndarray:
+    """Validate a 0/1 matrix and return it as C-contiguous uint8."""
+    arr = np.asarray(B)
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("B must hold numbers 0/1, got non-numeric entries") from exc
+    if arr.ndim != 2:
+        raise ValueError(f"B must be a 2-D 0/1 matrix, got {arr.ndim} dimension(s)")
+    n, m = arr.shape
+    if n == 0:
+        raise ValueError("B has no rows")
+    if m == 0:
+        raise ValueError("B has no columns (no questions to search)")
+    if arr.dtype == np.bool_:
+        return np.ascontiguousarray(arr, dtype=np.uint8)
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"B must be an integer, boolean or 0/1 float matrix, got {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
+        raise ValueError("B contains NaN")
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(f"B must contain only 0 and 1; B[{i}, {j}] = {arr[i, j]!r}")
+    return np.ascontiguousarray(arr, dtype=np.uint8)
+
+
+def _as_binary_vector(y: Any, n: int) -> np.ndarray:
+    """Validate the 0/1 response and return it as uint8."""
+    arr = np.asarray(y)
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("y must hold numbers 0/1, got non-numeric entries") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"y must be 1-D, got {arr.ndim} dimension(s)")
+    if arr.shape[0] != n:
+        raise ValueError(f"length of y ({arr.shape[0]}) does not match the rows of B ({n})")
+    if arr.dtype == np.bool_:
+        return arr.astype(np.uint8)
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"y must be integer, boolean or 0/1 float, got {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
+        raise ValueError("y contains NaN")
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"y must contain only 0 and 1; y[{i}] = {arr[i]!r}")
+    return arr.astype(np.uint8)
+
+
+def _as_groups(groups: Any, m: int) -> np.ndarray:
+    """Validate the group ids (one integer per column) and return them as int64."""
+    if groups is None:
+        return np.arange(m, dtype=np.int64)
+    arr = np.asarray(groups)
+    if arr.ndim != 1:
+        raise ValueError(f"groups must be 1-D, got {arr.ndim} dimension(s)")
+    if arr.shape[0] != m:
+        raise ValueError(f"groups has length {arr.shape[0]} but B has {m} columns")
+    if arr.dtype == np.bool_ or not (
+        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
+    ):
+        raise TypeError(f"groups must be integers, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
+            raise ValueError("groups must be whole numbers")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _as_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        if isinstance(value, float | np.floating) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if value < lo or (hi is not None and value > hi):
+        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be in {rng}, got {value}")
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# the NumPy reference implementation (oracle)
+
+
+def _tau(fp: int, fn: int, n1: int, n0: int, v: int) -> float:
+    """The lower bound of paper Proposition 1 for every superset of a rule (FP, FN)."""
+    if fp >= n0 / 2:
+        return v if fn <= n1 / 2 else n0 * (n1 - fn)
+    return n1 * fp if fn <= n1 / 2 else 0
+
+
+def _accepted(tp: int, fp: int, fn: int, tn: int, nsgc: bool) -> bool:
+    """The no.same.gender.children test (always true without it); R's 0/0 NaN rejects."""
+    if not nsgc:
+        return True
+    left = tp / (tp + fp) if tp + fp else math.nan
+    right = fn / (fn + tn) if fn + tn else math.nan
+    return (left > 0.5 and right < 0.5) or (left < 0.5 and right > 0.5)
+
+
+def _enum_py(
+    B: np.ndarray,
+    y: np.ndarray,
+    grp: np.ndarray,
+    max_rules: int,
+    node_size: int,
+    nsgc: bool,
+    time_limit: float,
+) -> tuple[tuple[int, ...], float, int]:
+    """Plain NumPy transliteration of ``rcpp_bslearn`` (the oracle).
+
+    Children of one parent are counted with one vectorised product; the accept / keep /
+    prune logic runs candidate by candidate exactly as in the C code.
+    """
+    t0 = time.process_time()
+    n, m = B.shape
+    pos = y == 1
+    n1 = int(pos.sum())
+    n0 = n - n1
+    Bp = B[pos].astype(np.int64)
+    Bn = B[~pos].astype(np.int64)
+    vbest: float = n0 * n1 / 2
+    best: tuple[int, ...] = ()
+    neval = 0
+
+    # level 1: every single column
+    level: list[tuple[tuple[int, ...], int, int, float]] = []
+    tps = Bp.sum(axis=0)
+    fps = Bn.sum(axis=0)
+    for j in range(m):
+        tp, fp = int(tps[j]), int(fps[j])
+        fn = n1 - tp
+        neval += 1
+        if tp + fp < node_size or n - tp - fp < node_size:
+            continue
+        v = n1 * fp + n0 * fn - 2 * fp * fn
+        if v < vbest and _accepted(tp, fp, fn, n0 - fp, nsgc):
+            vbest, best = v, (j,)
+        tau = _tau(fp, fn, n1, n0, v)
+        if tau < vbest:
+            level.append(((j,), fp, fn, tau))
+
+    # further levels
+    while level:
+        if len(level[0][0]) >= max_rules:
+            break
+        nxt: list[tuple[tuple[int, ...], int, int, float]] = []
+        for cols, pfp, pfn, ptau in level:
+            if ptau >= vbest:
+                continue
+            used = set(grp[list(cols)].tolist())
+            cand = [j for j in range(cols[-1] + 1, m) if int(grp[j]) not in used]
+            if not cand:
+                continue
+            # rows the parent leaves uncovered; a child adds those its new column covers
+            free_p = ~Bp[:, list(cols)].any(axis=1)
+            free_n = ~Bn[:, list(cols)].any(axis=1)
+            add_tp = free_p.astype(np.int64) @ Bp[:, cand]
+            add_fp = free_n.astype(np.int64) @ Bn[:, cand]
+            ptp = n1 - pfn
+            for j, atp, afp in zip(cand, add_tp.tolist(), add_fp.tolist(), strict=True):
+                tp, fp = ptp + atp, pfp + afp
+                fn = n1 - tp
+                neval += 1
+                if tp + fp < node_size or n - tp - fp < node_size:
+                    continue
+                if fp == pfp and fn == pfn:
+                    continue
+                v = n1 * fp + n0 * fn - 2 * fp * fn
+                if v < vbest and _accepted(tp, fp, fn, n0 - fp, nsgc):
+                    vbest, best = v, (*cols, j)
+                tau = _tau(fp, fn, n1, n0, v)
+                if tau < vbest:
+                    nxt.append(((*cols, j), fp, fn, tau))
+        level = nxt
+        if time.process_time() - t0 > time_limit:
+            break
+    return best, float(vbest), neval
+
+
+# ---------------------------------------------------------------------------------------
+# the numba driver
+
+
+def _pack(Bc: np.ndarray) -> np.ndarray:
+    """Bit-pack the columns of a 0/1 uint8 matrix (rows x m) -> uint64 (m x words)."""
+    rows, m = Bc.shape
+    nwords = max(1, (rows + 63) // 64)
+    packed = np.packbits(Bc.T, axis=1, bitorder="little")  # (m, ceil(rows/8)) uint8
+    out = np.zeros((m, nwords * 8), dtype=np.uint8)
+    out[:, : packed.shape[1]] = packed
+    return np.ascontiguousarray(out).view("<u8").astype(np.uint64, copy=False)
+
+
+def _enum_numba(
+    B: np.ndarray,
+    y: np.ndarray,
+    grp: np.ndarray,
+    max_rules: int,
+    node_size: int,
+    nsgc: bool,
+    time_limit: float,
+) -> tuple[tuple[int, ...], float, int]:
+    """Level-by-level driver of the numba kernels (time limit checked between levels)."""
+    from pybsnsing.kernels import enum as K
+
+    t0 = time.process_time()
+    pos = y == 1
+    n = B.shape[0]
+    n1 = int(pos.sum())
+    n0 = n - n1
+    Xp = _pack(B[pos])
+    Xn = _pack(B[~pos])
+    cp = K.popcount_rows(Xp)
+    cn = K.popcount_rows(Xn)
+    n1_, n0_, ns_ = np.int64(n1), np.int64(n0), np.int64(node_size)
+    nsgc_ = bool(nsgc)
+    vb2 = np.int64(n0) * np.int64(n1)
+
+    keep, pfp, pfn, ptau, vb2, best_j = K.level_one(cp, cn, n1_, n0_, ns_, nsgc_, vb2)
+    neval = int(B.shape[1])
+    best: tuple[int, ...] = (int(best_j),) if best_j >= 0 else ()
+    pcols = keep.reshape(-1, 1)
+    k = 1
+    while pcols.shape[0] > 0 and k < max_rules:
+        store = k + 1 < max_rules
+        if k == 1:
+            Gp = K.gram_counts(Xp)
+            Gn = K.gram_counts(Xn)
+            out = K.level_two(cp, cn, Gp, Gn, grp, n1_, n0_, pcols, pfp, pfn, ptau, vb2,
+                              ns_, nsgc_, store)
+        else:
+            out = K.extend_level(Xp, Xn, grp, n1_, n0_, pcols, pfp, pfn, ptau, vb2, ns_,
+                                 nsgc_, store)
+        ccols, cfp, cfn, ctau, vb2, bp, bj, ne = out
+        neval += int(ne)
+        if bp >= 0:
+            best = (*(int(c) for c in pcols[bp]), int(bj))
+        pcols, pfp, pfn, ptau = ccols, cfp, cfn, ctau
+        k += 1
+        if time.process_time() - t0 > time_limit:
+            break
+    return best, int(vb2) / 2.0, neval
+
+
+# ---------------------------------------------------------------------------------------
+# public API
+
+
+def enum_search(
+    B: Any,
+    y: Any,
+    groups: Any = None,
+    *,
+    max_rules: int = 2,
+    node_size: int = 1,
+    no_same_gender_children: bool = False,
+    time_limit: float = 180.0,
+    solver: str = "enum_c",
+) -> SearchResult:
+    """Find the best OR-rule of at most ``max_rules`` questions (R's ``rcpp_bslearn``).
+
+    Args:
+        B: n x m 0/1 question matrix (any integer, boolean or 0/1 float dtype).
+        y: n labels, 0/1, with the *target* class coded 1 (the caller recodes).
+        groups: one integer group id per column; two columns of one group never appear in
+            one rule.  ``None``: every column is its own group.
+        max_rules: most questions in the rule, 1..10.
+        node_size: both sides of the rule (rows where it is true / false) must hold at least
+            this many rows; 0 or 1 means no constraint beyond non-negativity (no automatic
+            ``floor(sqrt(n))`` here: that is the tree grower's job).
+        no_same_gender_children: accept an improving rule only if TP/(TP+FP) and
+            FN/(FN+TN) lie strictly on opposite sides of 0.5 (a 0/0 share rejects).
+        time_limit: CPU seconds (``time.process_time``), checked only after a whole level
+            of extensions, as R does.
+        solver: ``"enum_c"`` or ``"enum"`` (numba kernels) or ``"enum_py"`` (NumPy oracle).
+            All give identical results.  (R's interpreted ``"enum"`` counts ``neval``
+            without the node.size rejections; here ``neval`` is always the C count.)
+
+    Returns:
+        :class:`SearchResult`.
+
+    Raises:
+        ValueError, TypeError: on malformed inputs (non-0/1 values, NaN, length mismatch,
+            empty matrix, groups of the wrong length, max_rules outside 1..10, ...).
+    """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    Bm = _as_binary_matrix(B)
+    n, m = Bm.shape
+    yv = _as_binary_vector(y, n)
+    grp = _as_groups(groups, m)
+    max_rules = _as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
+    node_size = _as_int(node_size, "node_size", 0)
+    if not isinstance(no_same_gender_children, bool | np.bool_ | int | np.integer):
+        raise TypeError(
+            f"no_same_gender_children must be a bool, got {no_same_gender_children!r}"
+        )
+    nsgc = bool(no_same_gender_children)
+    try:
+        time_limit = float(time_limit)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"time_limit must be a number, got {time_limit!r}") from exc
+    if math.isnan(time_limit) or time_limit < 0:
+        raise ValueError(f"time_limit must be >= 0, got {time_limit}")
+
+    impl = _enum_py if solver == "enum_py" else _enum_numba
+    cols, objval, neval = impl(Bm, yv, grp, max_rules, node_size, nsgc, time_limit)
+    n1 = int(yv.sum())
+    return SearchResult(cols=tuple(cols), objval=float(objval), neval=int(neval), n1=n1,
+                        n0=n - n1)
+
+
+_CONTROL_DEFAULTS: dict[str, Any] = {
+    "max_rules": 2,
+    "node_size": 0,
+    "no_same_gender_children": False,
+    "solver_timelimit": 180.0,
+    "opt_solver": "enum_c",
+}
+
+
+def bslearn(bx: Any, y: Any, control: Any = None, groups: Any = None) -> BslearnResult:
+    """R's ``bslearn(bx, y, control)``: the best OR-rule for the class coded 1 in ``y``.
+
+    ``y`` is used exactly as given: R's ``bslearn`` does **not** recode it (it sets
+    ``n1 = sum(y == 1)``, ``n0 = n - n1`` and searches rules that capture the rows with
+    ``y == 1``).  In a tree, R's ``bsnsing.default`` passes ``y`` when the node's majority
+    (split target) is class 1 (``n1 >= n0``) and ``1L - y`` otherwise; the enum_dl fixtures
+    call ``bslearn`` on the raw labels, which this function reproduces.
+
+    Args:
+        bx: 0/1 question matrix: a pandas DataFrame (its column names are the question
+            texts, and the groups are read from them with :func:`question_groups`) or a
+            2-D array (columns named ``V1..Vm`` as R's ``as.data.frame`` names them, each
+            column its own group unless ``groups`` is given).
+        y: 0/1 labels, one per row of ``bx``.
+        control: any object with attributes ``max_rules``, ``node_size``,
+            ``no_same_gender_children``, ``solver_timelimit`` and ``opt_solver`` (e.g. a
+            ``pybsnsing.control.BsControl``); missing attributes and ``None`` take R's
+            ``bscontrol()`` defaults: 2, 0, False, 180, ``"enum_c"``.  ``node_size`` is used
+            as given: 0 is no constraint here (R's automatic ``floor(sqrt(n))`` happens in
+            ``bsnsing.default`` before the tree is grown, not in ``bslearn``).
+        groups: optional explicit group ids (one per column); overrides the names.
+
+    Returns:
+        :class:`BslearnResult` (``rules`` is ``""`` when no rule beats ``n0*n1/2``).
+    """
+    if isinstance(bx, np.ndarray) or not hasattr(bx, "columns"):
+        arr = np.asarray(bx)
+        names = [f"V{j + 1}" for j in range(arr.shape[1])] if arr.ndim == 2 else []
+        grp_in = groups
+    else:
+        names = [str(c) for c in bx.columns]
+        arr = bx.to_numpy()
+        grp_in = question_groups(names) if groups is None else groups
+    settings = {
+        key: getattr(control, key, default) if control is not None else default
+        for key, default in _CONTROL_DEFAULTS.items()
+    }
+    res = enum_search(
+        arr,
+        np.asarray(y),
+        grp_in,
+        max_rules=settings["max_rules"],
+        node_size=settings["node_size"],
+        no_same_gender_children=settings["no_same_gender_children"],
+        time_limit=settings["solver_timelimit"],
+        solver=str(settings["opt_solver"]),
+    )
+    rules = " | ".join(names[c] for c in res.cols)
+    return BslearnResult(cols=res.cols, rules=rules, n_rules=len(res.cols), objval=res.objval,
+                         neval=res.neval)
