@@ -32,7 +32,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-__all__ = ["Design", "Response", "build_design", "code_response", "design_for_newdata"]
+__all__ = [
+    "Design",
+    "Response",
+    "build_design",
+    "code_response",
+    "design_for_newdata",
+    "design_from_dict",
+    "design_to_dict",
+]
 
 _INVALID_NAME = re.compile(r"[+<=>:/*^\-\s]")
 
@@ -73,7 +81,8 @@ class Design:
         medians: the training median of each column (NaN where nothing was missing).
         terms: how each design column is computed from the data: a tuple
             ``("numeric", var)``, ``("dummy", var, level)``, ``("logical", var)``
-            or ``("formulaic", spec_index, column)``.
+            or ``("formulaic", term_index, column)`` (a term such as ``log(x)``,
+            evaluated by formulaic; it must be stateless to predict new data).
         variables: the data columns the predictors use.
         response_name: the response column.
     """
@@ -85,7 +94,7 @@ class Design:
     variables: list[str]
     response_name: str
     factor_levels: dict[str, list] = field(default_factory=dict)
-    formulaic_specs: list = field(default_factory=list)
+    formulaic_terms: list[str] = field(default_factory=list)
     imputed: np.ndarray | None = None
 
 
@@ -279,14 +288,14 @@ def build_design(formula: str, data: pd.DataFrame) -> tuple[Design, pd.Series]:
         variables=variables,
         response_name=response_name,
         factor_levels=levels,
-        formulaic_specs=specs,
+        formulaic_terms=specs,
         imputed=missing if missing.any() else None,
     )
     return design, y
 
 
 def _formulaic_term(
-    term: str, data: pd.DataFrame, specs: list, variables: list[str]
+    term: str, data: pd.DataFrame, specs: list[str], variables: list[str]
 ) -> tuple[list[str], list[np.ndarray], list[tuple]]:
     from formulaic import model_matrix
     from formulaic.errors import FormulaicError
@@ -296,7 +305,7 @@ def _formulaic_term(
     except (FormulaicError, NameError, KeyError) as exc:
         raise KeyError(f"cannot evaluate formula term {term!r} on data: {exc}") from exc
     idx = len(specs)
-    specs.append(mm.model_spec)
+    specs.append(term)
     for v in sorted(mm.model_spec.variables_by_source.get("data", ())):
         if v not in variables:
             variables.append(v)
@@ -353,8 +362,10 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
         else:
             idx, colname = term[1], term[2]
             if idx not in spec_cache:
-                spec_cache[idx] = design.formulaic_specs[idx].get_model_matrix(
-                    newdata, na_action="ignore")
+                from formulaic import model_matrix
+
+                spec_cache[idx] = model_matrix(f"{design.formulaic_terms[idx]} - 1", newdata,
+                                               na_action="ignore", ensure_full_rank=True)
             X[:, j] = spec_cache[idx][colname].to_numpy(dtype=float, na_value=np.nan)
     if unknown:
         warnings.warn(
@@ -405,3 +416,35 @@ def code_response(y: pd.Series) -> Response:
     labels = y.to_numpy()
     codes = np.array([index[v] for v in labels], dtype=np.int64)
     return Response(labels=labels, levels=levels, codes=codes, kind=kind)
+
+
+def design_to_dict(design: Design, include_data: bool = True) -> dict:
+    """A JSON-ready description of the design (training matrix optional)."""
+    out = {
+        "names": list(design.names),
+        "medians": [None if np.isnan(v) else float(v) for v in design.medians],
+        "terms": [list(t) for t in design.terms],
+        "variables": list(design.variables),
+        "response_name": design.response_name,
+        "factor_levels": {k: list(v) for k, v in design.factor_levels.items()},
+        "formulaic_terms": list(design.formulaic_terms),
+    }
+    if include_data:
+        out["X"] = design.X.tolist()
+    return out
+
+
+def design_from_dict(d: dict) -> Design:
+    """Inverse of :func:`design_to_dict`."""
+    names = list(d["names"])
+    X = np.asarray(d["X"], dtype=np.float64) if "X" in d else np.empty((0, len(names)))
+    return Design(
+        X=X.reshape(-1, len(names)),
+        names=names,
+        medians=np.array([np.nan if v is None else v for v in d["medians"]], dtype=float),
+        terms=[tuple(t) for t in d["terms"]],
+        variables=list(d["variables"]),
+        response_name=d["response_name"],
+        factor_levels={k: list(v) for k, v in d["factor_levels"].items()},
+        formulaic_terms=list(d.get("formulaic_terms", [])),
+    )

@@ -10,11 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 from .control import BsControl
-from .design import Design, design_for_newdata
+from .design import Design, design_for_newdata, design_from_dict, design_to_dict
 from .rules import evaluate_rule
 from .tree import Node
 
@@ -255,6 +258,48 @@ class BsnsingModel:
         """Lines ``number|split_rule|n1|n0`` (the fixtures' tree signature text)."""
         return "\n".join(f"{nd.number}|{nd.split_rule}|{nd.n1}|{nd.n0}" for nd in self.nodes)
 
+    def to_dict(self, include_data: bool = True) -> dict:
+        """Everything needed to rebuild the model, as JSON-ready values.
+
+        ``include_data=False`` leaves out the training design matrix (the
+        model still predicts; only ``impute=True`` for an all-present training
+        column then has no median to fall back on).
+        """
+        return {
+            "type": "bsnsing",
+            "format_version": 1,
+            "call": self.call,
+            "formula": self.formula,
+            "ycode": [_jsonable(v) for v in self.ycode],
+            "y": np.asarray(self.y).astype(int).tolist(),
+            "control": self.control.to_r_dict()
+            | {"keep.perfect.separation": self.control.keep_perfect_separation,
+               "import.external": self.control.import_external},
+            "node_size": self.node_size,
+            "nodes": [nd.to_dict() for nd in self.nodes],
+            "design": None if self.design is None else design_to_dict(self.design, include_data),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> BsnsingModel:
+        """Inverse of :meth:`to_dict`."""
+        if d.get("type") != "bsnsing":
+            raise ValueError(f"not a bsnsing model dictionary (type {d.get('type')!r})")
+        return cls(
+            nodes=[Node.from_dict(nd) for nd in d["nodes"]],
+            ycode=list(d["ycode"]),
+            y=np.asarray(d["y"], dtype=np.int64),
+            control=_control_from_dict(d["control"]),
+            node_size=int(d["node_size"]),
+            design=None if d.get("design") is None else design_from_dict(d["design"]),
+            call=d.get("call", "bsnsing()"),
+            formula=d.get("formula"),
+        )
+
+    def save(self, path: str | Path) -> None:
+        """Write the model to a JSON file (see :func:`pybsnsing.load_model`)."""
+        Path(path).write_text(json.dumps(self.to_dict()))
+
 
 @dataclass
 class MBsnsingModel:
@@ -307,6 +352,35 @@ class MBsnsingModel:
     def __repr__(self) -> str:
         return f"<MBsnsingModel: {self.nclass} classes {self.ylevels!r}>"
 
+    def to_dict(self, include_data: bool = True) -> dict:
+        """Everything needed to rebuild the model, as JSON-ready values."""
+        return {
+            "type": "mbsnsing",
+            "format_version": 1,
+            "call": self.call,
+            "formula": self.formula,
+            "ylevels": [_jsonable(v) for v in self.ylevels],
+            "yprior": self.yprior.tolist(),
+            "trees": [t.to_dict(include_data=include_data and k == 0)
+                      for k, t in enumerate(self.trees)],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> MBsnsingModel:
+        """Inverse of :meth:`to_dict`."""
+        if d.get("type") != "mbsnsing":
+            raise ValueError(f"not an mbsnsing model dictionary (type {d.get('type')!r})")
+        trees = [BsnsingModel.from_dict(t) for t in d["trees"]]
+        for t in trees[1:]:  # the trees share one design
+            t.design = trees[0].design
+        return cls(trees=trees, ylevels=list(d["ylevels"]),
+                   yprior=np.asarray(d["yprior"], dtype=float), call=d.get("call", ""),
+                   formula=d.get("formula"))
+
+    def save(self, path: str | Path) -> None:
+        """Write the model to a JSON file (see :func:`pybsnsing.load_model`)."""
+        Path(path).write_text(json.dumps(self.to_dict()))
+
     def summary(self) -> MBsnsingSummary:
         """R's ``summary(mbsnsing)``; ``.classes`` holds one tree summary per class."""
         return MBsnsingSummary(self)
@@ -337,3 +411,32 @@ class MBsnsingSummary:
                 "for instance.")
 
     __repr__ = __str__
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _control_from_dict(d: dict) -> BsControl:
+    from .control import bscontrol
+
+    d = dict(d)
+    keep = bool(d.pop("keep.perfect.separation", False))
+    return bscontrol(**d, keep_perfect_separation=keep)
+
+
+def model_from_dict(d: dict) -> BsnsingModel | MBsnsingModel:
+    """Rebuild a model saved with ``to_dict`` (either kind)."""
+    kind = d.get("type")
+    if kind == "bsnsing":
+        return BsnsingModel.from_dict(d)
+    if kind == "mbsnsing":
+        return MBsnsingModel.from_dict(d)
+    raise ValueError(f"unknown model type {kind!r}")
+
+
+def load_model(path: str | Path) -> BsnsingModel | MBsnsingModel:
+    """Read a model written by ``model.save(path)``."""
+    return model_from_dict(json.loads(Path(path).read_text()))
