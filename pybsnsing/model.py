@@ -300,6 +300,25 @@ class BsnsingModel:
         """Write the model to a JSON file (see :func:`pybsnsing.load_model`)."""
         Path(path).write_text(json.dumps(self.to_dict()))
 
+    # ---------------------------------------------------------------- drawing
+    def plot(self, file: str | Path | None = None, **kwargs: Any):
+        """Draw the tree with matplotlib (see :func:`pybsnsing.export.plot_tree`)."""
+        from .export import plot_tree
+
+        return plot_tree(self, file, **kwargs)
+
+    def to_latex(self, **kwargs: Any) -> str:
+        """R bsnsing's LaTeX (pstricks) drawing of the tree."""
+        from .export import to_latex
+
+        return to_latex(self, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """A Graphviz (dot) description of the tree."""
+        from .export import to_dot
+
+        return to_dot(self, **kwargs)
+
 
 @dataclass
 class MBsnsingModel:
@@ -380,6 +399,25 @@ class MBsnsingModel:
     def save(self, path: str | Path) -> None:
         """Write the model to a JSON file (see :func:`pybsnsing.load_model`)."""
         Path(path).write_text(json.dumps(self.to_dict()))
+
+    # ---------------------------------------------------------------- drawing
+    def plot(self, file: str | Path | None = None, **kwargs: Any):
+        """Draw the tree with matplotlib (see :func:`pybsnsing.export.plot_tree`)."""
+        from .export import plot_tree
+
+        return plot_tree(self, file, **kwargs)
+
+    def to_latex(self, **kwargs: Any) -> str:
+        """R bsnsing's LaTeX (pstricks) drawing of the tree."""
+        from .export import to_latex
+
+        return to_latex(self, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """A Graphviz (dot) description of the tree."""
+        from .export import to_dot
+
+        return to_dot(self, **kwargs)
 
     def summary(self) -> MBsnsingSummary:
         """R's ``summary(mbsnsing)``; ``.classes`` holds one tree summary per class."""
