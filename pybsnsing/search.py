@@ -43,6 +43,10 @@ __all__ = [
 SOLVERS = ("enum_c", "enum", "enum_py")
 #: R's C code keeps rules in fixed arrays of 10 columns
 MAX_RULES_CAP = 10
+#: above this many questions the Gram matrices (2 x m^2 int32) are not built
+_GRAM_MAX_COLS = 4096
+#: Gram matrices are counted in parallel from this many word operations (m^2 * words)
+_GRAM_PAR_WORK = 1 << 24
 
 
 @dataclass(frozen=True)
@@ -355,12 +359,18 @@ def _enum_numba(
     nsgc: bool,
     time_limit: float,
 ) -> tuple[tuple[int, ...], float, int]:
-    """Level-by-level driver of the numba kernels (time limit checked between levels)."""
+    """Level-by-level driver of the numba kernels (time limit checked between levels).
+
+    Level 1 from the column popcounts, level 2 from the per-class Gram matrices, deeper
+    levels on bit-packed columns with pair-count pruning; the last level stores nothing.
+    """
+    import numba
+
     from pybsnsing.kernels import enum as K
 
     t0 = time.process_time()
     pos = y == 1
-    n = B.shape[0]
+    n, m = B.shape
     n1 = int(pos.sum())
     n0 = n - n1
     Xp = _pack(B[pos])
@@ -370,23 +380,40 @@ def _enum_numba(
     n1_, n0_, ns_ = np.int64(n1), np.int64(n0), np.int64(node_size)
     nsgc_ = bool(nsgc)
     vb2 = np.int64(n0) * np.int64(n1)
+    nthreads = int(numba.get_num_threads())
 
     keep, pfp, pfn, ptau, vb2, best_j = K.level_one(cp, cn, n1_, n0_, ns_, nsgc_, vb2)
-    neval = int(B.shape[1])
+    neval = m
     best: tuple[int, ...] = (int(best_j),) if best_j >= 0 else ()
     pcols = keep.reshape(-1, 1)
+    if max_rules == 1 or pcols.shape[0] == 0:
+        return best, int(vb2) / 2.0, neval
+
+    use_gram = m <= _GRAM_MAX_COLS
+    if use_gram:
+        words = Xp.shape[1] + Xn.shape[1]
+        par = nthreads > 1 and m * m * words >= _GRAM_PAR_WORK
+        Gp = K.gram_counts(Xp, par)
+        Gn = K.gram_counts(Xn, par)
+    else:
+        Gp = Gn = np.zeros((1, 1), dtype=np.int32)
     k = 1
     while pcols.shape[0] > 0 and k < max_rules:
         store = k + 1 < max_rules
-        if k == 1:
-            Gp = K.gram_counts(Xp)
-            Gn = K.gram_counts(Xn)
+        if k == 1 and use_gram:
             out = K.level_two(cp, cn, Gp, Gn, grp, n1_, n0_, pcols, pfp, pfn, ptau, vb2,
                               ns_, nsgc_, store)
+            ccols, cfp, cfn, ctau, vb2, bp, bj, ne = out
+        elif store:
+            out = K.extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_, pcols,
+                                 pfp, pfn, ptau, vb2, ns_, nsgc_, nthreads > 1)
+            ccols, cfp, cfn, ctau, vb2, bp, bj, ne = out
         else:
-            out = K.extend_level(Xp, Xn, grp, n1_, n0_, pcols, pfp, pfn, ptau, vb2, ns_,
-                                 nsgc_, store)
-        ccols, cfp, cfn, ctau, vb2, bp, bj, ne = out
+            vb2, bp, bj, ne = K.last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_,
+                                           pcols, pfp, pfn, ptau, vb2, ns_, nsgc_,
+                                           np.int64(nthreads))
+            ccols = np.empty((0, k + 1), dtype=np.int64)
+            cfp = cfn = ctau = np.empty(0, dtype=np.int64)
         neval += int(ne)
         if bp >= 0:
             best = (*(int(c) for c in pcols[bp]), int(bj))

@@ -15,8 +15,9 @@ Every golden fixture of the R cross-check was fitted on data read by
   its non-missing values parse as; blank (white-space only) values count as missing for
   the first three.
 
-  - logical: ``T``, ``F``, ``TRUE``, ``FALSE``, ``True``, ``False``, ``true``, ``false``
-    -> ``bool`` (``"boolean"`` when NA occurs). A column with no value at all is logical.
+  - logical: only ``T``, ``F``, ``TRUE`` and ``FALSE`` (R 4.2's ``type.convert`` reads
+    ``true``/``True`` as text) -> ``bool`` (``"boolean"`` when NA occurs). A column with
+    no value at all is logical.
   - integer: optional leading white space, optional sign, decimal digits, within
     ``[-2147483647, 2147483647]`` (R's 32-bit integer; ``-2^31`` is ``NA_integer_``)
     -> ``int64`` (nullable ``"Int64"`` when NA occurs). Quoted numbers are numbers too,
@@ -28,9 +29,11 @@ Every golden fixture of the R cross-check was fitted on data read by
     with pandas' fast (not always correctly rounded) parser. The reference CSVs were
     written so that R's parser and a correctly rounded one agree on every cell.
   - otherwise a factor -> pandas ``Categorical`` whose categories are the distinct
-    values sorted by code point, i.e. R's ``sort()`` in the C.UTF-8 locale in which the
-    fixtures were made. Unquoted character fields keep their white space
-    (``strip.white = FALSE``).
+    values in R's ``sort()`` order. That is *not* code point order: the fixtures' R
+    (4.2.2, ``C.UTF-8`` locale, built with ICU) collates with ICU's root collator
+    (``_x < a < A < B``; see :mod:`pybsnsing.datasets._collate`). Pass
+    ``collation="codepoint"`` for R in the ``C`` locale. Unquoted character fields keep
+    their white space (``strip.white = FALSE``).
 
 * Step 2 converts the column to character the way R's ``as.character`` does (integers
   as digits, doubles with up to 15 significant digits, logicals as ``TRUE``/``FALSE``)
@@ -54,11 +57,13 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
+from ._collate import r_sort
+
 __all__ = ["read_canonical", "read_csv_r", "restore_factors", "make_names", "r_as_character"]
 
 NA_STRINGS: frozenset[str] = frozenset({"", "NA"})
-_TRUE = frozenset({"T", "True", "TRUE", "true"})
-_FALSE = frozenset({"F", "False", "FALSE", "false"})
+_TRUE = frozenset({"T", "TRUE"})
+_FALSE = frozenset({"F", "FALSE"})
 _INT_MAX = 2**31 - 1
 
 # C isspace(): space, \t, \n, \v, \f, \r.
@@ -157,17 +162,15 @@ def _parse_double_r(s: str) -> float | None:
     return None
 
 
-def _convert_column(values: Sequence[Any]) -> np.ndarray | ExtensionArray:
+def _convert_column(values: Sequence[Any], collation: str = "r") -> np.ndarray | ExtensionArray:
     """R's ``type.convert`` of one column of raw fields (``None`` = missing field)."""
-    raw = pd.Series(values, dtype=object)
-    na = raw.isna().to_numpy() | raw.isin(NA_STRINGS).to_numpy()
-    present = raw[~na].astype(str)
-    blank = (present.str.strip(_WS) == "").to_numpy()
-    cand = present[~blank]
-    n = len(raw)
-    # missing for the logical / integer / double interpretations
-    na_num = na.copy()
-    na_num[np.flatnonzero(~na)[blank]] = True
+    n = len(values)
+    na = np.fromiter((v is None or v in NA_STRINGS for v in values), dtype=bool, count=n)
+    # blank (white space only) fields are missing for logical / integer / double
+    na_num = na | np.fromiter(
+        (not na[i] and not values[i].strip(_WS) for i in range(n)), dtype=bool, count=n
+    )
+    cand: list[str] = [values[i] for i in np.flatnonzero(~na_num)]
 
     def _with_na(arr: np.ndarray, nullable: str) -> np.ndarray | ExtensionArray:
         if not na_num.any():
@@ -176,23 +179,26 @@ def _convert_column(values: Sequence[Any]) -> np.ndarray | ExtensionArray:
         ext[na_num] = pd.NA
         return ext
 
-    if len(cand) == 0:
+    if not cand:
         return pd.array([pd.NA] * n, dtype="boolean")
 
-    if cand.isin(_TRUE | _FALSE).all():
+    if all(v in _TRUE or v in _FALSE for v in cand):
         out = np.zeros(n, dtype=bool)
-        out[~na_num] = cand.isin(_TRUE).to_numpy()
+        out[~na_num] = [v in _TRUE for v in cand]
         return _with_na(out, "boolean")
 
-    if cand.str.fullmatch(_INT_RE).all():
+    int_match = _INT_RE.fullmatch
+    if all(int_match(v) for v in cand):
         ints = [int(v) for v in cand]
-        if all(-_INT_MAX <= v <= _INT_MAX for v in ints):
+        if -_INT_MAX <= min(ints) and max(ints) <= _INT_MAX:
             out = np.zeros(n, dtype=np.int64)
             out[~na_num] = ints
             return _with_na(out, "Int64")
 
-    if cand.str.fullmatch(_DEC_STRICT_RE).all():
-        doubles: list[float] | None = [float(v) for v in cand]
+    dec_match = _DEC_STRICT_RE.fullmatch
+    doubles: list[float] | None
+    if all(dec_match(v) for v in cand):
+        doubles = [float(v) for v in cand]
     else:
         doubles = []
         for v in cand:
@@ -208,20 +214,84 @@ def _convert_column(values: Sequence[Any]) -> np.ndarray | ExtensionArray:
 
     # factor: blank strings are genuine levels here (strip.white = FALSE)
     labels = np.empty(n, dtype=object)
-    labels[:] = None
-    labels[~na] = present.to_numpy()
-    levels = sorted(set(present.tolist()))
+    labels[:] = [None if na[i] else values[i] for i in range(n)]
+    levels = r_sort({values[i] for i in np.flatnonzero(~na)}, collation)
     return pd.Categorical(labels, categories=levels)
 
 
 # ---------------------------------------------------------------- as.character
 
 
-def _r_double_to_str(x: float) -> str:
-    """R 4.2's ``as.character`` of one double: 15 significant digits, fixed or sci.
+_LONG_DOUBLE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
 
-    Fixed notation is used when it is not wider than scientific notation (R's
-    ``formatReal`` with ``digits = 15`` and ``scipen = 0``).
+
+def _pow10_table() -> list[Any]:
+    """R's ``tbl``: the *double* literals 1e0 .. 1e27 widened to long double.
+
+    (1e23 .. 1e27 are not exact doubles, so they are not exact powers of ten here
+    either, just as in R.)
+    """
+    conv = np.longdouble if _LONG_DOUBLE else float
+    return [conv(float(f"1e{k}")) for k in range(28)]
+
+
+_TBL = _pow10_table()
+
+
+def _r_scientific(r: float, digits: int = 15) -> tuple[int, int, bool]:
+    """R's ``scientific()`` (format.c) for ``r > 0``: (kpower, nsig, roundingwidens).
+
+    The mantissa is scaled and rounded in long double as R does on x86-64, so the number
+    of significant digits can differ from a correctly rounded ``%.14e`` in rare cases
+    (e.g. R's ``as.character(9.134056775065095e-13)`` is ``"9.1340567750651e-13"``).
+    """
+    kp = math.floor(math.log10(r)) - digits + 1
+    if _LONG_DOUBLE:
+        r_prec = np.longdouble(r)
+        if abs(kp) <= 27:
+            if kp > 0:
+                r_prec = r_prec / _TBL[kp]
+            elif kp < 0:
+                r_prec = r_prec * _TBL[-kp]
+        else:
+            r_prec = r_prec / np.power(np.longdouble(10), np.longdouble(kp))
+        if r_prec < _TBL[digits - 1]:
+            r_prec = r_prec * 10
+            kp -= 1
+        alpha = float(np.rint(r_prec))
+    else:  # pragma: no cover - platforms without an extended long double
+        if abs(kp) <= 22:
+            r_prec = r / 10.0**kp if kp >= 0 else r * 10.0**-kp
+        else:
+            r_prec = r / math.pow(10.0, kp)
+        if r_prec < 10.0 ** (digits - 1):
+            r_prec *= 10.0
+            kp -= 1
+        alpha = float(np.rint(r_prec))
+    nsig = digits
+    for _ in range(digits):
+        alpha /= 10.0
+        if alpha == math.floor(alpha):
+            nsig -= 1
+        else:
+            break
+    if nsig == 0:
+        nsig = 1
+        kp += 1
+    kpower = kp + digits - 1
+    rgt = min(max(digits - kpower, 0), 27)
+    fuzz = 0.5 / float(_TBL[rgt])
+    widens = 0 < kpower <= 27 and bool(r < _TBL[kpower] - fuzz)
+    return kpower, nsig, widens
+
+
+def _r_double_to_str(x: float, digits: int = 15) -> str:
+    """R 4.2's ``as.character`` of one double (``formatReal`` with 15 digits).
+
+    Fixed notation is used when it is not wider than scientific notation
+    (``scipen = 0``), trailing zeros after the decimal point are dropped (R's
+    ``dropTrailing0``) and ``-0`` prints as ``0``. Checked against R 4.2.2 on 100,000
+    random doubles.
     """
     if math.isnan(x):
         return "NaN"
@@ -230,19 +300,28 @@ def _r_double_to_str(x: float) -> str:
     if x == 0:
         return "0"
     neg = 1 if x < 0 else 0
-    mant, exp = f"{abs(x):.14e}".split("e")
-    kpower = int(exp)
-    digits = mant.replace(".", "").rstrip("0")
-    nsig = max(1, len(digits))
-    left = kpower + 1
+    kpower, nsig, widens = _r_scientific(abs(x), digits)
+    left = kpower + 1 - (1 if widens else 0)
     sleft = neg + (1 if left <= 0 else left)
     rgt = max(0, nsig - left)
     width_fixed = sleft + rgt + (1 if rgt else 0)
-    e_width = 2 if abs(kpower) >= 100 else 1
-    width_sci = neg + (nsig - 1 + 1 if nsig > 1 else 0) + 4 + e_width
-    if width_fixed <= width_sci:
-        return f"{x:.{rgt}f}"
-    return f"{x:.{nsig - 1}e}"
+    e_width = 2 if (left > 100 or left <= -99) else 1
+    d = nsig - 1
+    width_sci = neg + (1 if d > 0 else 0) + d + 4 + e_width
+    text = f"{x:.{rgt}f}" if width_fixed <= width_sci else f"{x:.{d}e}"
+    return _drop_trailing0(text)
+
+
+def _drop_trailing0(text: str) -> str:
+    """R's ``dropTrailing0``: strip zeros (and a bare ``.``) after the decimal point."""
+    dot = text.find(".")
+    if dot < 0:
+        return text
+    end = dot + 1
+    while end < len(text) and text[end].isdigit():
+        end += 1
+    digits = text[dot + 1 : end].rstrip("0")
+    return text[:dot] + ("." + digits if digits else "") + text[end:]
 
 
 def r_as_character(values: Any) -> np.ndarray:
@@ -269,12 +348,16 @@ def r_as_character(values: Any) -> np.ndarray:
 # ---------------------------------------------------------------- readers
 
 
-def read_csv_r(path_or_buffer: str | os.PathLike[str] | IO[Any]) -> pd.DataFrame:
+def read_csv_r(
+    path_or_buffer: str | os.PathLike[str] | IO[Any], *, collation: str = "r"
+) -> pd.DataFrame:
     """Mirror ``read.csv(file, stringsAsFactors = TRUE, na.strings = c("", "NA"))``.
 
     ``path_or_buffer`` may be a path (``.gz`` and other compressions are inferred from
-    the name), a text or binary file object. Returns a DataFrame with R's column types
-    (see the module docstring) and a default ``RangeIndex``.
+    the name), a text or binary file object. ``collation`` orders the levels of text
+    columns: ``"r"`` (R's ICU root order, as in the fixtures) or ``"codepoint"``.
+    Returns a DataFrame with R's column types (see the module docstring) and a default
+    ``RangeIndex``.
     """
     raw = pd.read_csv(
         path_or_buffer,
@@ -290,15 +373,19 @@ def read_csv_r(path_or_buffer: str | os.PathLike[str] | IO[Any]) -> pd.DataFrame
     )
     if raw.shape[0] == 0:
         raise ValueError("the CSV has no header line")
-    header = ["" if (v is None or (isinstance(v, float) and math.isnan(v))) else v
-              for v in raw.iloc[0].tolist()]
+    header = [
+        "" if (v is None or (isinstance(v, float) and math.isnan(v))) else v
+        for v in raw.iloc[0].tolist()
+    ]
     names = make_names(header)
     body = raw.iloc[1:]
     columns: dict[str, Any] = {}
     for j, name in enumerate(names):
-        col = [None if (v is None or (isinstance(v, float) and math.isnan(v))) else v
-               for v in body.iloc[:, j].tolist()]
-        columns[name] = _convert_column(col)
+        col = [
+            None if (v is None or (isinstance(v, float) and math.isnan(v))) else v
+            for v in body.iloc[:, j].tolist()
+        ]
+        columns[name] = _convert_column(col, collation)
     return pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
 
 
@@ -326,6 +413,8 @@ def restore_factors(df: pd.DataFrame, levels: dict[str, list[str]]) -> pd.DataFr
         if col not in out.columns:
             raise KeyError(f"column {col!r} listed as a factor is not in the data")
         chars = r_as_character(out[col])
+        allowed = set(lv)
+        chars[[c is not None and c not in allowed for c in chars]] = None
         out[col] = pd.Categorical(chars, categories=list(lv))
     return out
 
@@ -334,6 +423,8 @@ def read_canonical(
     path_or_buffer: str | os.PathLike[str] | IO[Any],
     columns: pd.DataFrame,
     dataset: str,
+    *,
+    collation: str = "r",
 ) -> pd.DataFrame:
     """Read a data set exactly as the golden fixtures did.
 
@@ -346,6 +437,9 @@ def read_canonical(
         ``levels``, ...); only the rows of ``dataset`` are used.
     dataset
         The data set name in ``columns``.
+    collation
+        Level order of text columns *not* listed as factors: ``"r"`` (R's ``sort()`` in
+        the fixtures' session) or ``"codepoint"``.
 
     Returns
     -------
@@ -354,5 +448,5 @@ def read_canonical(
         ``r_class == "factor"`` column a ``Categorical`` with exactly the listed levels in
         that order.
     """
-    df = read_csv_r(path_or_buffer)
+    df = read_csv_r(path_or_buffer, collation=collation)
     return restore_factors(df, _factor_levels(columns, dataset))

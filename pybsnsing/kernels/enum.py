@@ -6,26 +6,37 @@ Data layout
 -----------
 The 0/1 question matrix is bit-packed per class: ``Xp[j, w]`` holds, for question ``j``,
 64 of the rows with label 1 (bit ``t`` of word ``w`` is row ``64*w + t`` of the class-1 rows)
-and ``Xn`` does the same for the class-0 rows.  The padding bits are 0.  A rule (an OR of
+and ``Xn`` does the same for the class-0 rows.  Padding bits are 0.  A rule (an OR of
 questions) covers the rows where any of its questions is 1, so with ``cov`` the OR of its
 packed columns, ``TP = popcount(cov_p)`` and ``FP = popcount(cov_n)``.
 
+``cp[j]``/``cn[j]`` are the column popcounts and ``Gp``/``Gn`` the per-class Gram matrices
+``G[i, j] = |col i AND col j|`` (the depth-two counters).  Level 2 is read from them
+exactly: ``TP(a|b) = cp[a] + cp[b] - Gp[a, b]``, likewise FP.
+
 All objective values are handled *doubled* as exact 64-bit integers:
 ``v2 = 2*v = 2*(n1*FP + n0*FN - 2*FP*FN)``, ``tau2 = 2*tau`` and the incumbent
-``vb2 = 2*vbest`` (so that the start value ``n0*n1/2`` is an integer too).
+``vb2 = 2*vbest`` (so that the start value ``n0*n1/2`` is an integer).
 
 Sequential semantics
 --------------------
 The search is the breadth-first implicit enumeration of R's C code: parents are visited in
 list order, a parent is skipped when ``tau >= vbest`` at the moment it is reached, its
-children are the questions of larger index outside the parent's groups, every child
-evaluated counts in ``neval``, and ``vbest`` improves strictly.  The kernels compute the
-children's counts in parallel for a chunk of parents, then run the accept/prune logic over
-that chunk sequentially, so results and ``neval`` do not depend on the thread count.
+children are the questions of larger index outside the parent's groups, every child of a
+visited parent counts in ``neval``, and ``vbest`` improves strictly.
 
-Because ``vbest`` only decreases, a parent whose ``tau >= vbest`` *now* is certainly skipped
-later, so it is left out of the parallel work; and a child whose lower bound is
-``>= vbest`` now can never be accepted later.
+From level 3 on, a chunk of parents is processed in two phases: (1) the children's counts
+are computed (in parallel when the work is large), (2) the accept / keep / prune logic runs
+over the chunk sequentially, in order.  Results and ``neval`` therefore do not depend on
+the number of threads.  Phase 1 uses ``vb2`` as it is when the chunk starts (the
+*snapshot*); since ``vbest`` only decreases,
+
+* a parent with ``tau >= snapshot`` is certainly skipped, so it is left out of phase 1;
+* a child whose counts provably give ``v >= snapshot`` (and, if the level is stored,
+  ``tau >= snapshot``) can be neither accepted nor kept, so it is only counted.  The
+  proof uses interval bounds on its TP and FP from the pair counts:
+  ``max(TP(S), TP(s|j)) <= TP(S+j) <= TP(S) + cp[j] - max_s Gp[s, j]`` (s in S), and the
+  objective is bilinear in (FP, FN), so its minimum over the box is at a corner.
 """
 
 from __future__ import annotations
@@ -42,15 +53,22 @@ __all__ = [
     "level_one",
     "level_two",
     "extend_level",
+    "last_level",
 ]
 
-#: number of parents whose children are counted in one parallel batch
-CHUNK = 256
+#: child slots (parents x columns) buffered per chunk of a stored level
+CHUNK_SLOTS = 1 << 19
+#: parents per chunk of the last level (only per-parent summaries are buffered)
+LAST_CHUNK = 4096
+#: a chunk goes parallel only when it holds at least this many child slots
+PAR_MIN_SLOTS = 1 << 17
+
+_BIG = np.int64(1) << np.int64(62)
 
 
 @intrinsic
 def _ctpop(typingctx, x):  # pragma: no cover - compiled
-    """LLVM ``ctpop`` on a uint64 (a single ``popcnt`` instruction)."""
+    """LLVM ``ctpop`` on a uint64 (one ``popcnt`` instruction)."""
     if x != types.uint64:
         return None
     sig = types.uint64(types.uint64)
@@ -63,9 +81,19 @@ def _ctpop(typingctx, x):  # pragma: no cover - compiled
     return sig, codegen
 
 
+# ---------------------------------------------------------------------------------------
+# scalar helpers
+
+
+@njit(cache=True, inline="always")
+def _v2(fp, fn, n1, n0):
+    """Twice the objective ``n1*FP + n0*FN - 2*FP*FN``."""
+    return 2 * (n1 * fp + n0 * fn - 2 * fp * fn)
+
+
 @njit(cache=True, inline="always")
 def _tau2(fp, fn, n1, n0, v2):
-    """Twice the lower bound ``tau`` of every superset of a rule with counts FP, FN."""
+    """Twice R's bound ``tau`` on every superset of a rule with counts FP, FN."""
     if 2 * fp >= n0:
         if 2 * fn <= n1:
             return v2
@@ -77,18 +105,37 @@ def _tau2(fp, fn, n1, n0, v2):
 
 @njit(cache=True, inline="always")
 def _nsgc_ok(tp, fp, fn, tn):
-    """R's no.same.gender.children test: TP/(TP+FP) and FN/(FN+TN) on opposite sides of 0.5.
-
-    A 0/0 share is NaN in R and fails both comparisons, i.e. the rule is rejected.
-    """
+    """R's no.same.gender.children test: TP/(TP+FP) and FN/(FN+TN) strictly on opposite
+    sides of 0.5.  A 0/0 share is NaN in R, fails both comparisons and rejects the rule."""
     if tp + fp == 0 or fn + tn == 0:
         return False
     return (tp > fp and fn < tn) or (tp < fp and fn > tn)
 
 
 @njit(cache=True, inline="always")
-def _v2(fp, fn, n1, n0):
-    return 2 * (n1 * fp + n0 * fn - 2 * fp * fn)
+def _lb_v2(flo, fhi, nlo, nhi, n1, n0):
+    """Lower bound of ``v2`` over FP in [flo, fhi], FN in [nlo, nhi] (bilinear: corners)."""
+    a = _v2(flo, nlo, n1, n0)
+    b = _v2(flo, nhi, n1, n0)
+    c = _v2(fhi, nlo, n1, n0)
+    d = _v2(fhi, nhi, n1, n0)
+    return min(min(a, b), min(c, d))
+
+
+@njit(cache=True, inline="always")
+def _lb_tau2(flo, nhi, n1, n0):
+    """Lower bound of ``tau2`` over FP >= flo, FN <= nhi.
+
+    Outside R's "otherwise 0" case, tau is the minimum of v over [FP, n0] x [0, FN], which
+    contains no less than the minimum over the larger box [flo, n0] x [0, nhi].
+    """
+    if 2 * flo < n0 and 2 * nhi > n1:
+        return np.int64(0)
+    return _lb_v2(flo, n0, 0, nhi, n1, n0)
+
+
+# ---------------------------------------------------------------------------------------
+# counters
 
 
 @njit(cache=True)
@@ -104,31 +151,60 @@ def popcount_rows(X):
     return out
 
 
-@njit(cache=True, parallel=True)
-def gram_counts(X):
-    """Upper-triangle Gram matrix of a packed matrix: ``G[i, j] = |col i AND col j|``, i < j.
-
-    Entries on and below the diagonal are left 0 (the diagonal is ``popcount_rows``).
-    """
+@njit(cache=True, inline="always")
+def _gram_row(X, G, i):
     m, W = X.shape
-    G = np.zeros((m, m), np.int64)
-    for i in prange(m):
-        for j in range(i + 1, m):
-            s = np.uint64(0)
-            for w in range(W):
-                s += _ctpop(X[i, w] & X[j, w])
-            G[i, j] = np.int64(s)
+    for j in range(i + 1, m):
+        s = np.uint64(0)
+        for w in range(W):
+            s += _ctpop(X[i, w] & X[j, w])
+        G[i, j] = np.int32(s)
+        G[j, i] = np.int32(s)
+
+
+@njit(cache=True)
+def _gram_serial(X, G):
+    for i in range(X.shape[0]):
+        _gram_row(X, G, i)
+
+
+@njit(cache=True, parallel=True)
+def _gram_parallel(X, G):
+    m = X.shape[0]
+    # pair rows from both ends so the threads get equal work
+    half = (m + 1) // 2
+    for r in prange(half):
+        _gram_row(X, G, r)
+        if m - 1 - r != r:
+            _gram_row(X, G, m - 1 - r)
+
+
+@njit(cache=True)
+def gram_counts(X, parallel):
+    """Symmetric Gram matrix of a packed matrix: ``G[i, j] = |col i AND col j|`` (int32).
+
+    The diagonal is left 0 (it is ``popcount_rows``).
+    """
+    m = X.shape[0]
+    G = np.zeros((m, m), np.int32)
+    if parallel:
+        _gram_parallel(X, G)
+    else:
+        _gram_serial(X, G)
     return G
+
+
+# ---------------------------------------------------------------------------------------
+# levels 1 and 2
 
 
 @njit(cache=True)
 def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
-    """Level 1: every single question in index order.
+    """Level 1: every single question in index order (``neval`` of this level is ``m``).
 
-    Parameters: ``cp[j]``/``cn[j]`` = class-1/class-0 rows where question j is 1.
-    Returns ``(keep, fp, fn, tau2, vb2, best_j)``: the indices of the questions kept for
-    extension (in order) with their FP, FN and doubled bound, the new doubled incumbent and
-    the best question (-1 if none improved).  ``neval`` of this level is ``m``.
+    Returns ``(keep, fp, fn, tau2, vb2, best_j)``: the questions kept for extension (in
+    order) with their FP, FN and doubled bound, the new doubled incumbent and the best
+    question (-1 if none improved).
     """
     m = cp.shape[0]
     n = n1 + n0
@@ -161,55 +237,32 @@ def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
 
 
 @njit(cache=True)
-def _grow(a, n):
-    """Return ``a`` with at least ``n`` rows (doubling)."""
+def _grow1(a, n):
+    """``a`` (1-D) with room for at least ``n`` entries (doubling)."""
     if a.shape[0] >= n:
         return a
-    new = max(n, 2 * a.shape[0])
-    if a.ndim == 1:
-        b = np.empty(new, a.dtype)
-        b[: a.shape[0]] = a
-        return b
-    b2 = np.empty((new,) + a.shape[1:], a.dtype)
-    b2[: a.shape[0]] = a
-    return b2
+    b = np.empty(max(n, 2 * a.shape[0]), a.dtype)
+    b[: a.shape[0]] = a
+    return b
 
 
 @njit(cache=True)
 def _grow2(a, n):
+    """``a`` (2-D) with room for at least ``n`` rows (doubling)."""
     if a.shape[0] >= n:
         return a
-    new = max(n, 2 * a.shape[0])
-    b = np.empty((new, a.shape[1]), a.dtype)
+    b = np.empty((max(n, 2 * a.shape[0]), a.shape[1]), a.dtype)
     b[: a.shape[0], :] = a
     return b
 
 
 @njit(cache=True)
-def _eligible(grp, pcols, p, k, m):
-    """Number of children of parent ``p``: columns after its last one, outside its groups."""
-    last = pcols[p, k - 1]
-    e = 0
-    for j in range(last + 1, m):
-        g = grp[j]
-        ok = True
-        for r in range(k):
-            if grp[pcols[p, r]] == g:
-                ok = False
-                break
-        if ok:
-            e += 1
-    return e
-
-
-@njit(cache=True)
 def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size, nsgc,
               store):
-    """Level 2 (rules of two questions) read from the per-class Gram matrices.
+    """Level 2 (rules of two questions), exact from the Gram matrices, sequential.
 
-    ``TP(a|b) = cp[a] + cp[b] - Gp[a, b]``, ``FP(a|b) = cn[a] + cn[b] - Gn[a, b]``.
-    ``pcols`` (P x 1), ``pfp``, ``pfn``, ``ptau2``: the level-1 list.  When ``store`` is
-    false the kept children are not returned (this is the last level).
+    ``pcols`` (P x 1), ``pfp``, ``pfn``, ``ptau2``: the level-1 list.  With ``store``
+    false (the last level) the kept children are not collected.
 
     Returns ``(ccols, cfp, cfn, ctau2, vb2, best_p, best_j, neval)``.
     """
@@ -236,8 +289,8 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
             if grp[j] == ga:
                 continue
             neval += 1
-            tp = cp[a] + cp[j] - Gp[a, j]
-            fp = cn[a] + cn[j] - Gn[a, j]
+            tp = cp[a] + cp[j] - np.int64(Gp[a, j])
+            fp = cn[a] + cn[j] - np.int64(Gn[a, j])
             fn = n1 - tp
             npos = tp + fp
             if npos < node_size or n - npos < node_size:
@@ -255,9 +308,9 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
                 if t2 < vb2:
                     if nc >= ccols.shape[0]:
                         ccols = _grow2(ccols, nc + 1)
-                        cfp = _grow(cfp, nc + 1)
-                        cfn = _grow(cfn, nc + 1)
-                        ctau = _grow(ctau, nc + 1)
+                        cfp = _grow1(cfp, nc + 1)
+                        cfn = _grow1(cfn, nc + 1)
+                        ctau = _grow1(ctau, nc + 1)
                     ccols[nc, 0] = a
                     ccols[nc, 1] = j
                     cfp[nc] = fp
@@ -267,92 +320,180 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
     return ccols[:nc], cfp[:nc], cfn[:nc], ctau[:nc], vb2, best_p, best_j, neval
 
 
-@njit(cache=True, parallel=True)
-def _count_chunk(Xp, Xn, grp, pcols, idx, c, TPb, FPb):
-    """Children counts of the parents ``idx[:c]``: ``TPb[t, j]``, ``FPb[t, j]`` (-1: no child)."""
+# ---------------------------------------------------------------------------------------
+# levels 3 and up: phase 1 (counting one parent's children)
+
+
+@njit(cache=True, inline="always")
+def _count_parent(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, p, tp_s, fp_s,
+                  vb2, need_tau, covp, covn, status, work, t):
+    """Counts of the children of parent ``p`` into row ``t`` of the chunk buffers.
+
+    ``status[t, j]``: -1 no child (index or group), 0 child provably neither accepted nor
+    kept (counted only), 1 exact counts in ``work[t, 0, j]`` (TP) and ``work[t, 1, j]``
+    (FP).  ``work[t, 2:4]`` is scratch.  The passes over ``j`` are branch-free so that they
+    vectorise; only the survivors of the bounds get a popcount.
+    """
     m = Xp.shape[0]
     Wp = Xp.shape[1]
     Wn = Xn.shape[1]
     k = pcols.shape[1]
-    for t in prange(c):
-        p = idx[t]
-        covp = np.zeros(Wp, np.uint64)
-        covn = np.zeros(Wn, np.uint64)
+    j0 = pcols[p, k - 1] + 1
+    st = status[t]
+    for j in range(j0, m):
+        st[j] = 1
+    for r in range(k):
+        g = grp[pcols[p, r]]
+        for j in range(j0, m):
+            st[j] = np.int8(-1) if grp[j] == g else st[j]
+    if use_gram:
+        tl = work[t, 0]
+        fl = work[t, 1]
+        gpm = work[t, 2]
+        gnm = work[t, 3]
+        for j in range(j0, m):
+            tl[j] = tp_s
+            fl[j] = fp_s
+            gpm[j] = 0
+            gnm[j] = 0
         for r in range(k):
-            col = pcols[p, r]
+            s = pcols[p, r]
+            cps = cp[s]
+            cns = cn[s]
+            gps = Gp[s]
+            gns = Gn[s]
+            for j in range(j0, m):
+                gp = np.int64(gps[j])
+                gn = np.int64(gns[j])
+                tl[j] = max(tl[j], cps + cp[j] - gp)
+                fl[j] = max(fl[j], cns + cn[j] - gn)
+                gpm[j] = max(gpm[j], gp)
+                gnm[j] = max(gnm[j], gn)
+        for j in range(j0, m):
+            thi = min(n1, tp_s + cp[j] - gpm[j])
+            fhi = min(n0, fp_s + cn[j] - gnm[j])
+            flo = fl[j]
+            nhi = n1 - tl[j]
+            lb = _lb_v2(flo, fhi, n1 - thi, nhi, n1, n0)
+            if need_tau:
+                lb = min(lb, _lb_tau2(flo, nhi, n1, n0))
+            st[j] = np.int8(0) if (lb >= vb2 and st[j] > 0) else st[j]
+    have_cov = False
+    for j in range(j0, m):
+        if st[j] <= 0:
+            continue
+        if not have_cov:
             for w in range(Wp):
-                covp[w] |= Xp[col, w]
+                covp[t, w] = np.uint64(0)
             for w in range(Wn):
-                covn[w] |= Xn[col, w]
-        last = pcols[p, k - 1]
-        for j in range(last + 1, m):
-            g = grp[j]
-            ok = True
+                covn[t, w] = np.uint64(0)
             for r in range(k):
-                if grp[pcols[p, r]] == g:
-                    ok = False
-                    break
-            if not ok:
-                TPb[t, j] = -1
-                continue
-            s = np.uint64(0)
-            for w in range(Wp):
-                s += _ctpop(covp[w] | Xp[j, w])
-            TPb[t, j] = np.int64(s)
-            s = np.uint64(0)
-            for w in range(Wn):
-                s += _ctpop(covn[w] | Xn[j, w])
-            FPb[t, j] = np.int64(s)
+                col = pcols[p, r]
+                for w in range(Wp):
+                    covp[t, w] |= Xp[col, w]
+                for w in range(Wn):
+                    covn[t, w] |= Xn[col, w]
+            have_cov = True
+        s1 = np.uint64(0)
+        for w in range(Wp):
+            s1 += _ctpop(covp[t, w] | Xp[j, w])
+        s0 = np.uint64(0)
+        for w in range(Wn):
+            s0 += _ctpop(covn[t, w] | Xn[j, w])
+        work[t, 0, j] = np.int64(s1)
+        work[t, 1, j] = np.int64(s0)
 
 
 @njit(cache=True)
-def extend_level(Xp, Xn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size, nsgc, store):
-    """One level of the search from the parents ``pcols`` (P x k) on bit-packed columns.
+def _count_chunk_serial(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
+                        idx, c, vb2, need_tau, covp, covn, status, work):
+    for t in range(c):
+        p = idx[t]
+        _count_parent(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, p,
+                      n1 - pfn[p], pfp[p], vb2, need_tau, covp, covn, status, work, t)
 
-    Returns ``(ccols, cfp, cfn, ctau2, vb2, best_p, best_j, neval)`` where ``ccols`` are the
-    kept children (P' x (k+1)) when ``store`` is true (empty otherwise), ``best_p``/``best_j``
-    the parent index and added column of the new incumbent (-1 if none).
+
+@njit(cache=True, parallel=True)
+def _count_chunk_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
+                          idx, c, vb2, need_tau, covp, covn, status, work):
+    for t in prange(c):
+        p = idx[t]
+        _count_parent(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, p,
+                      n1 - pfn[p], pfp[p], vb2, need_tau, covp, covn, status, work, t)
+
+
+@njit(cache=True)
+def _fill_chunk(ptau2, vb2, p0, P, idx, cap):
+    """Next parents from ``p0`` whose bound is below the incumbent, at most ``cap``."""
+    c = 0
+    while p0 < P and c < cap:
+        if ptau2[p0] < vb2:
+            idx[c] = p0
+            c += 1
+        p0 += 1
+    return c, p0
+
+
+# ---------------------------------------------------------------------------------------
+# levels 3 and up: stored level
+
+
+@njit(cache=True)
+def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
+                 vb2, node_size, nsgc, parallel):
+    """One stored level (its kept children are extended later) from parents ``pcols``.
+
+    ``use_gram``: prune by pair-count bounds (``Gp``/``Gn`` valid); ``parallel``: allow
+    parallel counting of large chunks.
+
+    Returns ``(ccols, cfp, cfn, ctau2, vb2, best_p, best_j, neval)``: the kept children
+    (P' x (k+1)) with their FP, FN and doubled bounds, the new doubled incumbent, the parent
+    index and added column of the incumbent (-1 if none improved), and the evaluations.
     """
     m = Xp.shape[0]
     n = n1 + n0
     P = pfp.shape[0]
     k = pcols.shape[1]
-    cap = 1024 if store else 1
-    ccols = np.empty((cap, k + 1), np.int64)
-    cfp = np.empty(cap, np.int64)
-    cfn = np.empty(cap, np.int64)
-    ctau = np.empty(cap, np.int64)
+    ccols = np.empty((1024, k + 1), np.int64)
+    cfp = np.empty(1024, np.int64)
+    cfn = np.empty(1024, np.int64)
+    ctau = np.empty(1024, np.int64)
     nc = 0
     neval = np.int64(0)
     best_p = -1
     best_j = -1
-    TPb = np.empty((CHUNK, m), np.int64)
-    FPb = np.empty((CHUNK, m), np.int64)
-    idx = np.empty(CHUNK, np.int64)
+    cap = max(16, CHUNK_SLOTS // max(m, 1))
+    idx = np.empty(cap, np.int64)
+    status = np.empty((cap, m), np.int8)
+    work = np.empty((cap, 4, m), np.int64)
+    covp = np.empty((cap, Xp.shape[1]), np.uint64)
+    covn = np.empty((cap, Xn.shape[1]), np.uint64)
     p0 = 0
     while p0 < P:
-        c = 0
-        while p0 < P and c < CHUNK:
-            if ptau2[p0] < vb2:
-                idx[c] = p0
-                c += 1
-            p0 += 1
+        c, p0 = _fill_chunk(ptau2, vb2, p0, P, idx, cap)
         if c == 0:
             break
-        _count_chunk(Xp, Xn, grp, pcols, idx, c, TPb, FPb)
+        if parallel and c * m >= PAR_MIN_SLOTS:
+            _count_chunk_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
+                                  pfp, pfn, idx, c, vb2, True, covp, covn, status, work)
+        else:
+            _count_chunk_serial(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
+                                pfp, pfn, idx, c, vb2, True, covp, covn, status, work)
         for t in range(c):
             p = idx[t]
             if ptau2[p] >= vb2:
                 continue
             pf = pfp[p]
             pn = pfn[p]
-            last = pcols[p, k - 1]
-            for j in range(last + 1, m):
-                tp = TPb[t, j]
-                if tp < 0:
+            for j in range(pcols[p, k - 1] + 1, m):
+                st = status[t, j]
+                if st < 0:
                     continue
                 neval += 1
-                fp = FPb[t, j]
+                if st == 0:
+                    continue
+                tp = work[t, 0, j]
+                fp = work[t, 1, j]
                 fn = n1 - tp
                 npos = tp + fp
                 if npos < node_size or n - npos < node_size:
@@ -365,19 +506,129 @@ def extend_level(Xp, Xn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size, ns
                         vb2 = v2
                         best_p = p
                         best_j = j
-                if store:
-                    t2 = _tau2(fp, fn, n1, n0, v2)
-                    if t2 < vb2:
-                        if nc >= ccols.shape[0]:
-                            ccols = _grow2(ccols, nc + 1)
-                            cfp = _grow(cfp, nc + 1)
-                            cfn = _grow(cfn, nc + 1)
-                            ctau = _grow(ctau, nc + 1)
-                        for r in range(k):
-                            ccols[nc, r] = pcols[p, r]
-                        ccols[nc, k] = j
-                        cfp[nc] = fp
-                        cfn[nc] = fn
-                        ctau[nc] = t2
-                        nc += 1
+                t2 = _tau2(fp, fn, n1, n0, v2)
+                if t2 < vb2:
+                    if nc >= ccols.shape[0]:
+                        ccols = _grow2(ccols, nc + 1)
+                        cfp = _grow1(cfp, nc + 1)
+                        cfn = _grow1(cfn, nc + 1)
+                        ctau = _grow1(ctau, nc + 1)
+                    for r in range(k):
+                        ccols[nc, r] = pcols[p, r]
+                    ccols[nc, k] = j
+                    cfp[nc] = fp
+                    cfn[nc] = fn
+                    ctau[nc] = t2
+                    nc += 1
     return ccols[:nc], cfp[:nc], cfn[:nc], ctau[:nc], vb2, best_p, best_j, neval
+
+
+# ---------------------------------------------------------------------------------------
+# levels 3 and up: the last level (children are never extended: only the best matters)
+
+
+@njit(cache=True, inline="always")
+def _summarise_parent_row(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
+                          p, vb2, node_size, nsgc, covp, covn, status, work, row, t,
+                          elig, bestv, bestj):
+    """Phase 1 of the last level for one parent: its number of children ``elig[t]`` and
+    its first child with the smallest valid ``v2`` below the snapshot (``bestv[t]``,
+    ``bestj[t]``; -1 if none), using scratch row ``row`` of the buffers."""
+    m = Xp.shape[0]
+    n = n1 + n0
+    k = pcols.shape[1]
+    pf = pfp[p]
+    pn = pfn[p]
+    _count_parent(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, p, n1 - pn, pf,
+                  vb2, False, covp, covn, status, work, row)
+    e = 0
+    bv = vb2
+    bj = -1
+    for j in range(pcols[p, k - 1] + 1, m):
+        st = status[row, j]
+        if st < 0:
+            continue
+        e += 1
+        if st == 0:
+            continue
+        tp = work[row, 0, j]
+        fp = work[row, 1, j]
+        fn = n1 - tp
+        npos = tp + fp
+        if npos < node_size or n - npos < node_size:
+            continue
+        if fp == pf and fn == pn:
+            continue
+        v2 = _v2(fp, fn, n1, n0)
+        if v2 < bv:
+            if (not nsgc) or _nsgc_ok(tp, fp, fn, n0 - fp):
+                bv = v2
+                bj = j
+    elig[t] = e
+    bestv[t] = bv
+    bestj[t] = bj
+
+
+@njit(cache=True, parallel=True)
+def _summarise_blocks(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx,
+                      c, vb2, node_size, nsgc, covp, covn, status, work, elig, bestv,
+                      bestj):
+    nb = status.shape[0]
+    for b in prange(nb):
+        for t in range(b, c, nb):
+            _summarise_parent_row(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
+                                  pfn, idx[t], vb2, node_size, nsgc, covp, covn, status, work,
+                                  b, t, elig, bestv, bestj)
+
+
+@njit(cache=True)
+def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2,
+               node_size, nsgc, nblocks):
+    """The last level (rules of ``max_rules`` questions): nothing is stored.
+
+    Phase 1 summarises each parent of a chunk (its number of children and its first best
+    valid child); phase 2 walks the chunk in order: a parent with ``tau >= vbest`` is
+    skipped, otherwise it adds its children to ``neval`` and its best child replaces the
+    incumbent when strictly better -- exactly what the child-by-child scan does.
+    ``nblocks`` > 1 runs phase 1 in parallel over that many scratch rows.
+
+    Returns ``(vb2, best_p, best_j, neval)``.
+    """
+    m = Xp.shape[0]
+    P = pfp.shape[0]
+    neval = np.int64(0)
+    best_p = -1
+    best_j = -1
+    nb = max(1, nblocks)
+    idx = np.empty(LAST_CHUNK, np.int64)
+    elig = np.empty(LAST_CHUNK, np.int64)
+    bestv = np.empty(LAST_CHUNK, np.int64)
+    bestj = np.empty(LAST_CHUNK, np.int64)
+    status = np.empty((nb, m), np.int8)
+    work = np.empty((nb, 4, m), np.int64)
+    covp = np.empty((nb, Xp.shape[1]), np.uint64)
+    covn = np.empty((nb, Xn.shape[1]), np.uint64)
+    p0 = 0
+    while p0 < P:
+        c, p0 = _fill_chunk(ptau2, vb2, p0, P, idx, LAST_CHUNK)
+        if c == 0:
+            break
+        if nb > 1 and c * m >= PAR_MIN_SLOTS:
+            _summarise_blocks(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
+                              pfn, idx, c, vb2, node_size, nsgc, covp, covn, status, work,
+                              elig, bestv, bestj)
+        else:
+            for t in range(c):
+                _summarise_parent_row(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
+                                      pfp, pfn, idx[t], vb2, node_size, nsgc, covp, covn,
+                                      status, work, 0, t, elig, bestv, bestj)
+        for t in range(c):
+            p = idx[t]
+            if ptau2[p] >= vb2:
+                continue
+            neval += elig[t]
+            if bestj[t] >= 0 and bestv[t] < vb2:
+                vb2 = bestv[t]
+                best_p = p
+                best_j = bestj[t]
+    return vb2, best_p, best_j, neval

@@ -1,0 +1,1103 @@
+"""Numba kernels of the MurTree optimal classification tree solver.
+
+Reference: Demirović, Lukina, Hebrard, Chan, Bailey, Leckie, Ramamohanarao,
+Stuckey, "MurTree: Optimal Decision Trees via Dynamic Programming and
+Search", JMLR 23 (2022). The algorithm is described in the project notes
+(``shared/spec/murtree.md``); this module is the engine, the user-facing
+API lives in :mod:`pybsnsing.optimal`.
+
+Data layout
+-----------
+Rows are sorted by class and bit-packed per feature: ``Xb[f, w]`` holds 64
+rows per word, class ``c`` owns the words ``cws[c] .. cws[c+1]-1`` (each class
+starts on a fresh word), so a subproblem (a set of rows) is a bitset
+``mask[W]`` and its class counts are popcounts over the class word ranges.
+``indptr``/``indices`` give, in CSR form over the padded row positions, the
+features present (= 1) in each row; they serve the compaction of a
+subproblem before its frequency counters are computed.
+
+Costs
+-----
+Everything is an integer cost ``A * misclassifications + B * nodes`` with
+``A, B`` chosen by the caller: ``A = 2**s, B = 1`` (``s`` large enough that
+``nodes < 2**s``) gives the lexicographic objective "fewest misclassifications,
+then fewest nodes" exactly, and the sparse objective adds a per-node penalty
+(see :func:`pybsnsing.optimal.murtree_fit`).
+
+Search
+------
+``_solve`` is the recursion of the spec: normalise the budgets, look the
+subproblem up in the dataset cache (key = two independent 64-bit hashes of the
+row bitset, 128 bits in all), take the similarity lower bound of the two most
+recent subproblems of the same level, return a leaf when the lower bound
+reaches the leaf cost, call the specialised depth-two solver for depth <= 2,
+and otherwise loop over features and node-budget splits with upper and lower
+bounds, dynamic child order (the child with the larger leaf cost first) and
+refined lower bounds for failed searches. Only the root decision of each
+subproblem is cached per (depth, nodes); the tree is rebuilt top-down at the
+end by asking the cache again.
+
+Depth-two solver
+----------------
+For a subproblem ``D`` it computes, per class ``c``, the Gram matrix
+``FQ_c(i, j)`` (``FQ_c(i, i) = FQ_c(i)``) of the compacted bit-packed columns
+by AND + popcount, and reads the optimal 1-, 2- and 3-node trees of depth <= 2
+off the counters in one ``O(m^2 C)`` pass. Counters are updated
+incrementally: under a depth-three node, the counters of the larger child of
+a split are obtained as parent counters minus the counters of the smaller
+child, and the counters of a child are updated row by row from those of the
+same side of the previous feature when the rows that differ are few enough
+for that to be cheaper than a recount.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, objmode, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.typed import List
+
+INF = np.int64(1) << np.int64(61)
+
+# meta[] slots
+M_TABN = 0  # used hash-table slots
+M_RECN = 1  # used cache records
+M_TIMEOUT = 2  # 1 once the time limit has been hit
+M_TICK = 3  # calls since the last clock read
+M_NTERM = 4  # depth-two solver runs
+M_NGEN = 5  # general-case nodes searched
+M_NGRAM = 6  # counter matrices computed from scratch
+M_NSUB = 7  # counter matrices obtained by subtraction
+M_NINC = 8  # counter matrices obtained by incremental row updates
+M_RB_COST = 9  # best root solution so far (anytime answer)
+M_RB_F = 10
+M_RB_NL = 11
+M_RB_NR = 12
+M_CHECK = 13  # clock reads enabled
+M_NSIM = 14  # subproblems cut by the similarity bound
+M_SIZE = 16
+
+# cache record columns
+R_D = 0
+R_N = 1
+R_LB = 2
+R_COST = 3
+R_F = 4
+R_NL = 5
+R_NR = 6
+R_NEXT = 7
+R_WIDTH = 8
+
+
+@intrinsic
+def popcnt(typingctx, x):
+    """Population count of a uint64 (LLVM ``ctpop``)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64)])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.i64")
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
+@intrinsic
+def cttz(typingctx, x):
+    """Count of trailing zero bits of a non-zero uint64 (LLVM ``cttz``)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64), ir.IntType(1)])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.cttz.i64")
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def _now() -> float:
+    with objmode(t="float64"):
+        t = time.perf_counter()
+    return t
+
+
+@njit(cache=True)
+def _mix1(z):
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _mix2(z):
+    z = (z ^ (z >> np.uint64(33))) * np.uint64(0xFF51AFD7ED558CCD)
+    z = (z ^ (z >> np.uint64(33))) * np.uint64(0xC4CEB9FE1A85EC53)
+    return z ^ (z >> np.uint64(33))
+
+
+@njit(cache=True)
+def _norm(d, n):
+    """Normalised budgets: n <= 2^d - 1 and d <= n."""
+    cap = (np.int64(1) << d) - 1
+    if n > cap:
+        n = cap
+    if d > n:
+        d = n
+    return d, n
+
+
+# ---------------------------------------------------------------------------
+# dataset cache: open-addressing hash table of row sets -> linked records
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _tab_find(tab, h1, h2):
+    """Slot of (h1, h2) in the table, or -1 - (free slot) when absent."""
+    msk = tab.shape[0] - 1
+    i = h1 & msk
+    while True:
+        if tab[i, 2] == -1:
+            return -1 - i
+        if tab[i, 0] == h1 and tab[i, 1] == h2:
+            return i
+        i = (i + 1) & msk
+
+
+@njit(cache=True)
+def _cache_query(store, h1, h2, d, n):
+    """Lower bound and (if known) optimal root decision of a subproblem.
+
+    Returns (lb, cost, feature, nl, nr); cost is -1 when the optimum for
+    budgets (d, n) is not known. Records with budgets >= (d, n) give lower
+    bounds; an optimum for budgets <= (d, n) that meets the lower bound is
+    optimal for (d, n) as well.
+    """
+    tab = store[0]
+    i = _tab_find(tab, h1, h2)
+    if i < 0:
+        return np.int64(0), np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
+    recs = store[1]
+    r = tab[i, 2]
+    lb = np.int64(0)
+    sm_cost = INF
+    sm_r = np.int64(-1)
+    while r != -1:
+        rd = recs[r, R_D]
+        rn = recs[r, R_N]
+        rc = recs[r, R_COST]
+        if rd == d and rn == n and rc >= 0:
+            return rc, rc, recs[r, R_F], recs[r, R_NL], recs[r, R_NR]
+        if rd >= d and rn >= n and recs[r, R_LB] > lb:
+            lb = recs[r, R_LB]
+        if rd <= d and rn <= n and rc >= 0 and rc < sm_cost:
+            sm_cost = rc
+            sm_r = r
+        r = recs[r, R_NEXT]
+    if sm_r >= 0 and sm_cost <= lb:
+        return sm_cost, sm_cost, recs[sm_r, R_F], recs[sm_r, R_NL], recs[sm_r, R_NR]
+    return lb, np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
+
+
+@njit(cache=True)
+def _cache_lb(store, h1, h2, d, n):
+    """Best known lower bound (or optimum) of a subproblem for budgets (d, n)."""
+    tab = store[0]
+    i = _tab_find(tab, h1, h2)
+    if i < 0:
+        return np.int64(0)
+    recs = store[1]
+    r = tab[i, 2]
+    lb = np.int64(0)
+    while r != -1:
+        if recs[r, R_D] >= d and recs[r, R_N] >= n and recs[r, R_LB] > lb:
+            lb = recs[r, R_LB]
+        r = recs[r, R_NEXT]
+    return lb
+
+
+@njit(cache=True)
+def _cache_put(store, meta, h1, h2, d, n, lb, cost, f, nl, nr):
+    """Record a lower bound (cost = -1) or an optimal root decision."""
+    tab = store[0]
+    recs = store[1]
+    i = _tab_find(tab, h1, h2)
+    if i >= 0:
+        r = tab[i, 2]
+        while r != -1:
+            if recs[r, R_D] == d and recs[r, R_N] == n:
+                if recs[r, R_COST] >= 0:
+                    return
+                if cost >= 0:
+                    recs[r, R_COST] = cost
+                    recs[r, R_LB] = cost
+                    recs[r, R_F] = f
+                    recs[r, R_NL] = nl
+                    recs[r, R_NR] = nr
+                elif lb > recs[r, R_LB]:
+                    recs[r, R_LB] = lb
+                return
+            r = recs[r, R_NEXT]
+    k = meta[M_RECN]
+    if k >= recs.shape[0]:
+        bigger = np.empty((2 * recs.shape[0], R_WIDTH), dtype=np.int64)
+        bigger[: recs.shape[0]] = recs
+        store[1] = bigger
+        recs = bigger
+    recs[k, R_D] = d
+    recs[k, R_N] = n
+    recs[k, R_LB] = cost if cost >= 0 else lb
+    recs[k, R_COST] = cost
+    recs[k, R_F] = f
+    recs[k, R_NL] = nl
+    recs[k, R_NR] = nr
+    meta[M_RECN] = k + 1
+    if i >= 0:
+        recs[k, R_NEXT] = tab[i, 2]
+        tab[i, 2] = k
+        return
+    recs[k, R_NEXT] = -1
+    pos = -1 - i
+    tab[pos, 0] = h1
+    tab[pos, 1] = h2
+    tab[pos, 2] = k
+    meta[M_TABN] += 1
+    if 2 * meta[M_TABN] > tab.shape[0]:
+        cap = 2 * tab.shape[0]
+        nt = np.empty((cap, 3), dtype=np.int64)
+        nt[:, 2] = -1
+        msk = cap - 1
+        for s in range(tab.shape[0]):
+            if tab[s, 2] != -1:
+                j = tab[s, 0] & msk
+                while nt[j, 2] != -1:
+                    j = (j + 1) & msk
+                nt[j, 0] = tab[s, 0]
+                nt[j, 1] = tab[s, 1]
+                nt[j, 2] = tab[s, 2]
+        store[0] = nt
+
+
+# ---------------------------------------------------------------------------
+# bitset helpers
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _split_children(mask, col, m0, m1, cws, salt, cnt0, cnt1):
+    """m1 = mask & col, m0 = mask & ~col; class counts and hashes of both."""
+    C = cws.shape[0] - 1
+    a1 = np.uint64(0)
+    a2 = np.uint64(0)
+    b1 = np.uint64(0)
+    b2 = np.uint64(0)
+    for c in range(C):
+        s0 = np.uint64(0)
+        s1 = np.uint64(0)
+        for w in range(cws[c], cws[c + 1]):
+            x = mask[w]
+            y = x & col[w]
+            z = x & ~y
+            m1[w] = y
+            m0[w] = z
+            s1 += popcnt(y)
+            s0 += popcnt(z)
+            a1 += _mix1(z ^ salt[0, w])
+            a2 += _mix2(z + salt[1, w])
+            b1 += _mix1(y ^ salt[0, w])
+            b2 += _mix2(y + salt[1, w])
+        cnt0[c] = np.int64(s0)
+        cnt1[c] = np.int64(s1)
+    return np.int64(a1), np.int64(a2), np.int64(b1), np.int64(b2)
+
+
+@njit(cache=True)
+def _hash_mask(mask, salt):
+    a1 = np.uint64(0)
+    a2 = np.uint64(0)
+    for w in range(mask.shape[0]):
+        x = mask[w]
+        a1 += _mix1(x ^ salt[0, w])
+        a2 += _mix2(x + salt[1, w])
+    return np.int64(a1), np.int64(a2)
+
+
+@njit(cache=True)
+def _leaf_mis(cnt):
+    tot = np.int64(0)
+    mx = np.int64(0)
+    for c in range(cnt.shape[0]):
+        tot += cnt[c]
+        if cnt[c] > mx:
+            mx = cnt[c]
+    return tot - mx
+
+
+# ---------------------------------------------------------------------------
+# frequency counters (per-class Gram matrices) and the depth-two solver
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _gram(mask, cws, indptr, indices, g2l, mF, colsT, G, lws):
+    """Per-class Gram matrices G[c, :mF, :mF] of the rows in ``mask``.
+
+    The rows are first compacted into local bit-packed columns ``colsT[w, i]``
+    (local feature i = ``g2l`` of the global one; each class starts on a new
+    word), then ``G[c, i, j] = sum_w popcount(col_i & col_j)`` over the words
+    of class c. ``lws`` receives the local word offsets of the classes.
+    """
+    C = cws.shape[0] - 1
+    lws[0] = 0
+    for c in range(C):
+        cnt = np.int64(0)
+        for w in range(cws[c], cws[c + 1]):
+            cnt += np.int64(popcnt(mask[w]))
+        lws[c + 1] = lws[c] + (cnt + 63) // 64
+    Wl = lws[C]
+    for w in range(Wl):
+        for i in range(mF):
+            colsT[w, i] = 0
+    for c in range(C):
+        p = lws[c] * 64
+        for w in range(cws[c], cws[c + 1]):
+            x = mask[w]
+            while x != 0:
+                b = np.int64(cttz(x))
+                x &= x - np.uint64(1)
+                r = w * 64 + b
+                pw = p >> 6
+                bit = np.uint64(1) << np.uint64(p & 63)
+                for t in range(indptr[r], indptr[r + 1]):
+                    lf = g2l[indices[t]]
+                    if lf >= 0:
+                        colsT[pw, lf] |= bit
+                p += 1
+    for c in range(C):
+        Gc = G[c]
+        for i in range(mF):
+            for j in range(i, mF):
+                Gc[i, j] = 0
+        for w in range(lws[c], lws[c + 1]):
+            row = colsT[w]
+            for i in range(mF):
+                a = row[i]
+                if a == 0:
+                    continue
+                gi = Gc[i]
+                for j in range(i, mF):
+                    gi[j] += np.int32(popcnt(a & row[j]))
+        for i in range(mF):
+            for j in range(i + 1, mF):
+                Gc[j, i] = Gc[i, j]
+
+
+@njit(cache=True)
+def _gram_update(G, mF, new_mask, old_mask, cws, indptr, indices, g2l, cls_of_word, lst):
+    """Turn the counters of ``old_mask`` into those of ``new_mask``, row by row."""
+    for w in range(new_mask.shape[0]):
+        xa = new_mask[w] & ~old_mask[w]
+        xs = old_mask[w] & ~new_mask[w]
+        if xa == 0 and xs == 0:
+            continue
+        Gc = G[cls_of_word[w]]
+        for sign in range(2):
+            x = xa if sign == 0 else xs
+            delta = np.int32(1) if sign == 0 else np.int32(-1)
+            while x != 0:
+                b = np.int64(cttz(x))
+                x &= x - np.uint64(1)
+                r = w * 64 + b
+                k = 0
+                for t in range(indptr[r], indptr[r + 1]):
+                    lf = g2l[indices[t]]
+                    if lf >= 0:
+                        lst[k] = lf
+                        k += 1
+                for u in range(k):
+                    gu = Gc[lst[u]]
+                    for v in range(k):
+                        gu[lst[v]] += delta
+
+
+@njit(cache=True)
+def _d2_solve(G, N, mF, l2g, A, B, out):
+    """Optimal trees of depth <= 2 with 1, 2 and 3 feature nodes from counters.
+
+    ``out[b] = (cost, feature, nl, nr, nodes)`` for the budgets
+    b = 0: (depth 1, 1 node), 1: (depth 2, 2 nodes), 2: (depth 2, 3 nodes);
+    feature -1 is a leaf. nl/nr are the node counts (0 or 1) of the children.
+    Ties go to fewer nodes.
+    """
+    C = N.shape[0]
+    ntot = np.int64(0)
+    nmax = np.int64(0)
+    for c in range(C):
+        ntot += N[c]
+        if N[c] > nmax:
+            nmax = N[c]
+    leaf0 = A * (ntot - nmax)
+    for b in range(3):
+        out[b, 0] = leaf0
+        out[b, 1] = -1
+        out[b, 2] = 0
+        out[b, 3] = 0
+        out[b, 4] = 0
+    Lc = np.empty(C, dtype=np.int64)
+    Rc = np.empty(C, dtype=np.int64)
+    G0 = G[0]
+    G1 = G[min(1, C - 1)]
+    diag0 = np.empty(mF, dtype=np.int64)
+    diag1 = np.empty(mF, dtype=np.int64)
+    if C == 2:
+        for j in range(mF):
+            diag0[j] = G0[j, j]
+            diag1[j] = G1[j, j]
+    for i in range(mF):
+        rt = np.int64(0)
+        for c in range(C):
+            Rc[c] = G[c, i, i]
+            Lc[c] = N[c] - Rc[c]
+            rt += Rc[c]
+        if rt == 0 or rt == ntot:
+            continue
+        lt = ntot - rt
+        mxl = np.int64(0)
+        mxr = np.int64(0)
+        for c in range(C):
+            if Lc[c] > mxl:
+                mxl = Lc[c]
+            if Rc[c] > mxr:
+                mxr = Rc[c]
+        leafL = lt - mxl
+        leafR = rt - mxr
+        bestL = leafL
+        bestR = leafR
+        if C == 2:
+            g0 = G0[i]
+            g1 = G1[i]
+            L0 = Lc[0]
+            L1 = Lc[1]
+            R0 = Rc[0]
+            R1 = Rc[1]
+            for j in range(mF):
+                a0 = np.int64(g0[j])
+                a1 = np.int64(g1[j])
+                cr = min(a0, a1) + min(R0 - a0, R1 - a1)
+                e0 = diag0[j] - a0
+                e1 = diag1[j] - a1
+                cl = min(e0, e1) + min(L0 - e0, L1 - e1)
+                bestR = min(bestR, cr)
+                bestL = min(bestL, cl)
+        else:
+            for j in range(mF):
+                mxa = np.int64(0)
+                mxb = np.int64(0)
+                mxe = np.int64(0)
+                mxf = np.int64(0)
+                for c in range(C):
+                    a = np.int64(G[c, i, j])
+                    if a > mxa:
+                        mxa = a
+                    if Rc[c] - a > mxb:
+                        mxb = Rc[c] - a
+                    e = np.int64(G[c, j, j]) - a
+                    if e > mxe:
+                        mxe = e
+                    if Lc[c] - e > mxf:
+                        mxf = Lc[c] - e
+                cr = rt - mxa - mxb
+                cl = lt - mxe - mxf
+                if cr < bestR:
+                    bestR = cr
+                if cl < bestL:
+                    bestL = cl
+        f = l2g[i]
+        # children with a one-node budget: a split only when strictly better
+        cL = A * leafL
+        nLn = 0
+        if bestL < leafL and A * bestL + B < cL:
+            cL = A * bestL + B
+            nLn = 1
+        cR = A * leafR
+        nRn = 0
+        if bestR < leafR and A * bestR + B < cR:
+            cR = A * bestR + B
+            nRn = 1
+        # budget (1, 1)
+        t = A * (leafL + leafR) + B
+        if t < out[0, 0] or (t == out[0, 0] and 1 < out[0, 4]):
+            out[0, 0] = t
+            out[0, 1] = f
+            out[0, 2] = 0
+            out[0, 3] = 0
+            out[0, 4] = 1
+        # budget (2, 2)
+        if t < out[1, 0] or (t == out[1, 0] and 1 < out[1, 4]):
+            out[1, 0] = t
+            out[1, 1] = f
+            out[1, 2] = 0
+            out[1, 3] = 0
+            out[1, 4] = 1
+        if nLn == 1:
+            t2 = cL + A * leafR + B
+            if t2 < out[1, 0] or (t2 == out[1, 0] and 2 < out[1, 4]):
+                out[1, 0] = t2
+                out[1, 1] = f
+                out[1, 2] = 1
+                out[1, 3] = 0
+                out[1, 4] = 2
+        if nRn == 1:
+            t2 = A * leafL + cR + B
+            if t2 < out[1, 0] or (t2 == out[1, 0] and 2 < out[1, 4]):
+                out[1, 0] = t2
+                out[1, 1] = f
+                out[1, 2] = 0
+                out[1, 3] = 1
+                out[1, 4] = 2
+        # budget (2, 3)
+        t3 = cL + cR + B
+        k3 = 1 + nLn + nRn
+        if t3 < out[2, 0] or (t3 == out[2, 0] and k3 < out[2, 4]):
+            out[2, 0] = t3
+            out[2, 1] = f
+            out[2, 2] = nLn
+            out[2, 3] = nRn
+            out[2, 4] = k3
+
+
+# ---------------------------------------------------------------------------
+# the search
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _tick(meta, deadline):
+    """Count a unit of work; read the clock now and then. True when out of time."""
+    if meta[M_TIMEOUT] != 0:
+        return True
+    if meta[M_CHECK] == 0:
+        return False
+    meta[M_TICK] += 1
+    if meta[M_TICK] >= 64:
+        meta[M_TICK] = 0
+        if _now() > deadline:
+            meta[M_TIMEOUT] = 1
+            return True
+    return False
+
+
+@njit(cache=True)
+def _sim_lb(simm, simh, simv, store, level, mask, d, n, A, lb):
+    """Similarity lower bound: T(D_new) >= T(D_old) - A * |D_old minus D_new|."""
+    for s in range(2):
+        if simv[level, s] == 0:
+            continue
+        old = _cache_lb(store, simh[level, s, 0], simh[level, s, 1], d, n)
+        if old <= lb:
+            continue
+        om = simm[level, s]
+        diff = np.int64(0)
+        for w in range(mask.shape[0]):
+            diff += np.int64(popcnt(om[w] & ~mask[w]))
+        v = old - A * diff
+        if v > lb:
+            lb = v
+    return lb
+
+
+@njit(cache=True)
+def _sim_push(simm, simh, simv, simnext, level, mask, h1, h2):
+    for s in range(2):
+        if simv[level, s] != 0 and simh[level, s, 0] == h1 and simh[level, s, 1] == h2:
+            return
+    s = simnext[level]
+    simm[level, s, :] = mask
+    simh[level, s, 0] = h1
+    simh[level, s, 1] = h2
+    simv[level, s] = 1
+    simnext[level] = 1 - s
+
+
+@njit(cache=True)
+def _counters(dat, buf, ctx, meta, level, side):
+    """Frequency counters of subproblem (level, side); returns (G, mF, l2g).
+
+    Under a depth-three node (context at level - 1) the counters live in the
+    node's local feature space and are obtained, cheapest first, as the
+    parent counters minus the sibling's, from the previous feature's counters
+    of the same side by row updates, or by a recount of the smaller side.
+    """
+    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
+    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
+    (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
+     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok) = ctx
+    mask = masks[level, side]
+    p = level - 1
+    if p >= 0 and ctx_on[p] != 0:
+        mF = ctx_mF[p]
+        g2l = glob2loc[p]
+        Gp = Gbuf[p]
+        if cg_valid[p, side] == 0:
+            o = 1 - side
+            if cg_valid[p, o] != 0 and pg_valid[p] != 0:
+                k = _fresh_slot(ctx, p, side, mask)
+                _sub(Gp[0], Gp[cur[p, o]], Gp[k], mF)
+                meta[M_NSUB] += 1
+            else:
+                mine = np.int64(0)
+                other = np.int64(0)
+                for c in range(cnts.shape[2]):
+                    mine += cnts[level, side, c]
+                    other += cnts[level, o, c]
+                if mine <= other or cg_valid[p, o] != 0:
+                    _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, mine)
+                else:
+                    if pg_valid[p] == 0:
+                        _gram(masks[p, ctx_side[p]], cws, indptr, indices, g2l, mF, colsT,
+                              Gp[0], lws)
+                        pg_valid[p] = 1
+                        meta[M_NGRAM] += 1
+                    _child_gram(dat, ctx, meta, p, o, masks[level, o], mF, g2l, other)
+                    cg_valid[p, o] = 1
+                    k = _fresh_slot(ctx, p, side, mask)
+                    _sub(Gp[0], Gp[cur[p, o]], Gp[k], mF)
+                    meta[M_NSUB] += 1
+            cg_valid[p, side] = 1
+        return Gp[cur[p, side]], mF, loc2glob[p]
+    # no parent context: count over the features that split this subproblem
+    m = Xb.shape[0]
+    tot = np.int64(0)
+    for c in range(cnts.shape[2]):
+        tot += cnts[level, side, c]
+    mF = 0
+    for f in range(m):
+        col = Xb[f]
+        s = np.int64(0)
+        for w in range(mask.shape[0]):
+            s += np.int64(popcnt(mask[w] & col[w]))
+        if s > 0 and s < tot:
+            g2l_tmp[f] = mF
+            l2g_tmp[mF] = f
+            mF += 1
+        else:
+            g2l_tmp[f] = -1
+    _gram(mask, cws, indptr, indices, g2l_tmp, mF, colsT, Gtmp, lws)
+    meta[M_NGRAM] += 1
+    return Gtmp, mF, l2g_tmp
+
+
+@njit(cache=True)
+def _fresh_slot(ctx, p, side, mask):
+    """Pick the counter buffer for a new matrix of ``side``; keep the last one intact."""
+    (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
+     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok) = ctx
+    base = 1 + 2 * side
+    k = base if cur[p, side] != base else base + 1
+    cur[p, side] = k
+    prev_mask[p, side, :] = mask
+    inc_ok[p, side] = 1
+    return k
+
+
+@njit(cache=True)
+def _sub(Ga, Gb, Gout, mF):
+    """Gout = Ga - Gb on the leading mF x mF block of each class."""
+    for c in range(Ga.shape[0]):
+        for i in range(mF):
+            a = Ga[c, i]
+            b = Gb[c, i]
+            o = Gout[c, i]
+            for j in range(mF):
+                o[j] = a[j] - b[j]
+
+
+@njit(cache=True)
+def _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, size):
+    """Counters of one child of the depth-three node at level p (into a fresh buffer).
+
+    Either recounted from scratch or updated row by row from the last counters
+    computed for the same side (the previous feature), whichever the cost
+    model finds cheaper: a row update touches ~k^2 counters (k = features
+    present in the row), a recount costs the compaction plus ~mF^2/2 popcounts
+    per 64 rows.
+    """
+    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
+    (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
+     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok) = ctx
+    Gp = Gbuf[p]
+    if inc_ok[p, side] != 0:
+        pm = prev_mask[p, side]
+        nd = np.int64(0)
+        for w in range(mask.shape[0]):
+            nd += np.int64(popcnt(mask[w] ^ pm[w]))
+        kf = dens[0] * mF
+        inc_cost = nd * kf * kf
+        rec_cost = 0.25 * mF * mF * ((size + 63) // 64 + cws.shape[0] - 1) + size * kf
+        if inc_cost < rec_cost:
+            src = cur[p, side]
+            k = _fresh_slot(ctx, p, side, mask)
+            Gs = Gp[src]
+            Go = Gp[k]
+            for c in range(Go.shape[0]):
+                for i in range(mF):
+                    gi = Go[c, i]
+                    hi = Gs[c, i]
+                    for j in range(mF):
+                        gi[j] = hi[j]
+            _gram_update(Go, mF, mask, pm, cws, indptr, indices, g2l, cls_of_word, lst)
+            meta[M_NINC] += 1
+            return
+    k = _fresh_slot(ctx, p, side, mask)
+    _gram(mask, cws, indptr, indices, g2l, mF, colsT, Gp[k], lws)
+    meta[M_NGRAM] += 1
+
+
+@njit(cache=True)
+def _child_lb(store, cnts, hs, level, side, d, n, A):
+    d, n = _norm(d, n)
+    lm = _leaf_mis(cnts[level, side])
+    if d == 0 or lm == 0:
+        return A * lm
+    return _cache_lb(store, hs[level, side, 0], hs[level, side, 1], d, n)
+
+
+@njit(cache=True)
+def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
+    """Optimal tree of subproblem (level, side) with budgets (d, n) and cost <= ub.
+
+    Returns (status, cost, feature, nl, nr): status 1 = found (cost is the
+    optimum, feature -1 = leaf), 0 = no tree with cost <= ub (cost is a lower
+    bound > ub), -1 = out of time.
+    """
+    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
+    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
+    d, n = _norm(d, n)
+    cnt = cnts[level, side]
+    lm = _leaf_mis(cnt)
+    leaf = A * lm
+    if d == 0 or lm == 0:
+        if leaf <= ub:
+            return 1, leaf, -1, 0, 0
+        return 0, leaf, -1, 0, 0
+    h1 = hs[level, side, 0]
+    h2 = hs[level, side, 1]
+    lb, cost, f, nl, nr = _cache_query(store, h1, h2, d, n)
+    if cost >= 0:
+        if cost <= ub:
+            return 1, cost, f, nl, nr
+        return 0, cost, f, nl, nr
+    if _tick(meta, deadline):
+        return -1, 0, -1, 0, 0
+    mask = masks[level, side]
+    lb0 = lb
+    lb = _sim_lb(simm, simh, simv, store, level, mask, d, n, A, lb)
+    if lb >= leaf:
+        _cache_put(store, meta, h1, h2, d, n, leaf, leaf, -1, 0, 0)
+        if leaf <= ub:
+            return 1, leaf, -1, 0, 0
+        return 0, leaf, -1, 0, 0
+    if lb > ub:
+        if lb > lb0:
+            meta[M_NSIM] += 1
+            _cache_put(store, meta, h1, h2, d, n, lb, -1, -1, 0, 0)
+        return 0, lb, -1, 0, 0
+
+    if d <= 2:
+        G, mF, l2g = _counters(dat, buf, ctx, meta, level, side)
+        out = np.empty((3, 5), dtype=np.int64)
+        _d2_solve(G, cnt, mF, l2g, A, B, out)
+        meta[M_NTERM] += 1
+        _cache_put(store, meta, h1, h2, 1, 1, out[0, 0], out[0, 0], out[0, 1], out[0, 2],
+                   out[0, 3])
+        _cache_put(store, meta, h1, h2, 2, 2, out[1, 0], out[1, 0], out[1, 1], out[1, 2],
+                   out[1, 3])
+        _cache_put(store, meta, h1, h2, 2, 3, out[2, 0], out[2, 0], out[2, 1], out[2, 2],
+                   out[2, 3])
+        _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
+        b = 0 if d == 1 else (1 if n == 2 else 2)
+        if out[b, 0] <= ub:
+            return 1, out[b, 0], out[b, 1], out[b, 2], out[b, 3]
+        return 0, out[b, 0], out[b, 1], out[b, 2], out[b, 3]
+
+    # ---- general case ----
+    (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
+     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok) = ctx
+    meta[M_NGEN] += 1
+    m = Xb.shape[0]
+    tot = np.int64(0)
+    for c in range(cnt.shape[0]):
+        tot += cnt[c]
+    fl = feats[level]
+    nF = 0
+    for ff in range(m):
+        col = Xb[ff]
+        s = np.int64(0)
+        for w in range(mask.shape[0]):
+            s += np.int64(popcnt(mask[w] & col[w]))
+        if s > 0 and s < tot:
+            fl[nF] = ff
+            nF += 1
+    use_ctx = d == 3 and level < Gbuf.shape[0]
+    if use_ctx:
+        # counters context for the depth-two children
+        g2l = glob2loc[level]
+        for k in range(ctx_mF[level]):
+            g2l[loc2glob[level, k]] = -1
+        for k in range(nF):
+            loc2glob[level, k] = fl[k]
+            g2l[fl[k]] = k
+        ctx_mF[level] = nF
+        ctx_on[level] = 1
+        ctx_side[level] = side
+        pg_valid[level] = 0
+        inc_ok[level, 0] = 0
+        inc_ok[level, 1] = 0
+
+    best = INF
+    bf = np.int64(-1)
+    bnl = np.int64(0)
+    bnr = np.int64(0)
+    ub0 = ub
+    if leaf <= ub:
+        best = leaf
+        ub = leaf - 1
+    refined = INF
+    half = (np.int64(1) << (d - 1)) - 1
+    lo = max(np.int64(0), n - 1 - half)
+    hi = min(half, n - 1)
+    c0 = cnts[level + 1, 0]
+    c1 = cnts[level + 1, 1]
+    timed_out = False
+    for k in range(nF):
+        if best <= lb:
+            break
+        ff = fl[k]
+        a1, a2, b1, b2 = _split_children(mask, Xb[ff], masks[level + 1, 0], masks[level + 1, 1],
+                                         cws, salt, c0, c1)
+        hs[level + 1, 0, 0] = a1
+        hs[level + 1, 0, 1] = a2
+        hs[level + 1, 1, 0] = b1
+        hs[level + 1, 1, 1] = b2
+        if use_ctx:
+            cg_valid[level, 0] = 0
+            cg_valid[level, 1] = 0
+        lmL = _leaf_mis(c0)
+        lmR = _leaf_mis(c1)
+        first = 0 if lmL >= lmR else 1
+        for nL in range(lo, hi + 1):
+            nR = n - 1 - nL
+            lbL = _child_lb(store, cnts, hs, level + 1, 0, d - 1, nL, A)
+            lbR = _child_lb(store, cnts, hs, level + 1, 1, d - 1, nR, A)
+            if lbL + lbR + B > ub:
+                if lbL + lbR + B < refined:
+                    refined = lbL + lbR + B
+                continue
+            if first == 0:
+                n1 = nL
+                n2 = nR
+                lb2 = lbR
+            else:
+                n1 = nR
+                n2 = nL
+                lb2 = lbL
+            st1, v1, _f1, _l1, _r1 = _solve(dat, buf, ctx, store, meta, A, B, deadline,
+                                             level + 1, first, d - 1, n1, ub - lb2 - B)
+            if st1 < 0:
+                timed_out = True
+                break
+            if st1 == 0:
+                if v1 + lb2 + B < refined:
+                    refined = v1 + lb2 + B
+                continue
+            st2, v2, _f2, _l2, _r2 = _solve(dat, buf, ctx, store, meta, A, B, deadline,
+                                             level + 1, 1 - first, d - 1, n2, ub - v1 - B)
+            if st2 < 0:
+                timed_out = True
+                break
+            if st2 == 0:
+                if v1 + v2 + B < refined:
+                    refined = v1 + v2 + B
+                continue
+            total = v1 + v2 + B
+            best = total
+            bf = ff
+            bnl = nL
+            bnr = nR
+            ub = total - 1
+            if level == 0:
+                meta[M_RB_COST] = best
+                meta[M_RB_F] = bf
+                meta[M_RB_NL] = bnl
+                meta[M_RB_NR] = bnr
+            if best <= lb:
+                break
+        if timed_out:
+            break
+        if _tick(meta, deadline):
+            timed_out = True
+            break
+    if use_ctx:
+        ctx_on[level] = 0
+    if timed_out:
+        return -1, best, bf, bnl, bnr
+    if best < INF:
+        _cache_put(store, meta, h1, h2, d, n, best, best, bf, bnl, bnr)
+        _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
+        return 1, best, bf, bnl, bnr
+    newlb = min(refined, leaf)
+    if lb > newlb:
+        newlb = lb
+    _cache_put(store, meta, h1, h2, d, n, newlb, -1, -1, 0, 0)
+    _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
+    return 0, newlb, -1, 0, 0
+
+
+@njit(cache=True)
+def _build(dat, buf, ctx, store, meta, A, B, level, side, d, n, root_dec,
+           nfeat, nleft, nright, ncnt, ncost, nnodes):
+    """Rebuild the optimal tree of (level, side, d, n) top-down; returns its node id."""
+    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
+    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
+    if root_dec[0] >= -1 and root_dec[3] == 1:
+        f = root_dec[0]
+        nl = root_dec[1]
+        nr = root_dec[2]
+        cost = root_dec[4]
+        root_dec[3] = 0
+    else:
+        st, cost, f, nl, nr = _solve(dat, buf, ctx, store, meta, A, B, np.inf, level, side,
+                                     d, n, INF)
+    k = nnodes[0]
+    nnodes[0] = k + 1
+    ncnt[k, :] = cnts[level, side]
+    ncost[k] = cost
+    nfeat[k] = f
+    nleft[k] = -1
+    nright[k] = -1
+    if f < 0:
+        return k
+    _split_children(masks[level, side], Xb[f], masks[level + 1, 0], masks[level + 1, 1], cws,
+                    salt, cnts[level + 1, 0], cnts[level + 1, 1])
+    hs[level + 1, 0, 0], hs[level + 1, 0, 1] = _hash_mask(masks[level + 1, 0], salt)
+    hs[level + 1, 1, 0], hs[level + 1, 1, 1] = _hash_mask(masks[level + 1, 1], salt)
+    # the right child's mask must survive the left subtree's rebuild: park it one level down
+    kl = _build(dat, buf, ctx, store, meta, A, B, level + 1, 0, d - 1, nl, root_dec,
+                nfeat, nleft, nright, ncnt, ncost, nnodes)
+    # recompute the right child (the left rebuild may have overwritten level + 1 state)
+    _split_children(masks[level, side], Xb[f], masks[level + 1, 0], masks[level + 1, 1], cws,
+                    salt, cnts[level + 1, 0], cnts[level + 1, 1])
+    hs[level + 1, 1, 0], hs[level + 1, 1, 1] = _hash_mask(masks[level + 1, 1], salt)
+    kr = _build(dat, buf, ctx, store, meta, A, B, level + 1, 1, d - 1, nr, root_dec,
+                nfeat, nleft, nright, ncnt, ncost, nnodes)
+    nleft[k] = kl
+    nright[k] = kr
+    return k
+
+
+@njit(cache=True)
+def murtree_search(Xb, cws, indptr, indices, salt, cls_of_word, dens, root_mask, max_depth,
+                   max_nodes, A, B, time_limit):
+    """Run the MurTree search; returns the tree arrays and search statistics.
+
+    Returns (feature, left, right, counts, cost, n_nodes, status, root_cost, meta):
+    node arrays of the rebuilt tree (feature -1 = leaf), ``status`` 1 when the
+    tree is proven optimal and 0 when the time limit stopped the search.
+    """
+    t0 = _now()
+    deadline = t0 + time_limit
+    m = Xb.shape[0]
+    W = Xb.shape[1]
+    C = cws.shape[0] - 1
+    L = max_depth + 2
+    masks = np.zeros((L, 2, W), dtype=np.uint64)
+    cnts = np.zeros((L, 2, C), dtype=np.int64)
+    hs = np.zeros((L, 2, 2), dtype=np.int64)
+    simm = np.zeros((L, 2, W), dtype=np.uint64)
+    simh = np.zeros((L, 2, 2), dtype=np.int64)
+    simv = np.zeros((L, 2), dtype=np.int64)
+    simnext = np.zeros(L, dtype=np.int64)
+    feats = np.zeros((L, m), dtype=np.int64)
+    buf = (masks, cnts, hs, simm, simh, simv, simnext, feats)
+    Lg = max(1, max_depth - 2)
+    ctx_on = np.zeros(L, dtype=np.int64)
+    ctx_side = np.zeros(L, dtype=np.int64)
+    ctx_mF = np.zeros(L, dtype=np.int64)
+    loc2glob = np.zeros((L, m), dtype=np.int64)
+    glob2loc = -np.ones((L, m), dtype=np.int64)
+    pg_valid = np.zeros(L, dtype=np.int64)
+    cg_valid = np.zeros((L, 2), dtype=np.int64)
+    Gbuf = np.zeros((Lg, 5, C, m, m), dtype=np.int32)
+    colsT = np.zeros((W + C, m), dtype=np.uint64)
+    Gtmp = np.zeros((C, m, m), dtype=np.int32)
+    l2g_tmp = np.zeros(m, dtype=np.int64)
+    g2l_tmp = -np.ones(m, dtype=np.int64)
+    lws = np.zeros(C + 1, dtype=np.int64)
+    cur = np.zeros((L, 2), dtype=np.int64)
+    prev_mask = np.zeros((Lg, 2, W), dtype=np.uint64)
+    lst = np.zeros(m, dtype=np.int64)
+    inc_ok = np.zeros((L, 2), dtype=np.int64)
+    ctx = (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
+           l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok)
+    dat = (Xb, cws, indptr, indices, salt, cls_of_word, dens)
+    store = List()
+    tab = np.empty((1 << 16, 3), dtype=np.int64)
+    tab[:, 2] = -1
+    store.append(tab)
+    store.append(np.empty((1 << 16, R_WIDTH), dtype=np.int64))
+    meta = np.zeros(M_SIZE, dtype=np.int64)
+    meta[M_CHECK] = 1
+    meta[M_RB_COST] = INF
+
+    masks[0, 0, :] = root_mask
+    for c in range(C):
+        s = np.int64(0)
+        for w in range(cws[c], cws[c + 1]):
+            s += np.int64(popcnt(root_mask[w]))
+        cnts[0, 0, c] = s
+    hs[0, 0, 0], hs[0, 0, 1] = _hash_mask(root_mask, salt)
+    d, n = _norm(max_depth, max_nodes)
+
+    # anytime fallback and first upper bound: the optimal tree of depth <= 2 (cheap)
+    fb_d, fb_n = _norm(min(d, 2), min(n, 3))
+    st, fb_cost, fb_f, fb_nl, fb_nr = _solve(dat, buf, ctx, store, meta, A, B, np.inf, 0, 0,
+                                             fb_d, fb_n, INF)
+    status = 1
+    root_dec = np.zeros(5, dtype=np.int64)
+    root_dec[3] = 0
+    bd = d
+    bn = n
+    if d > 2:
+        st, cost, f, nl, nr = _solve(dat, buf, ctx, store, meta, A, B, deadline, 0, 0, d, n,
+                                     fb_cost)
+        if st < 0:
+            status = 0
+            meta[M_TIMEOUT] = 0
+            if meta[M_RB_COST] < fb_cost:
+                root_dec[0] = meta[M_RB_F]
+                root_dec[1] = meta[M_RB_NL]
+                root_dec[2] = meta[M_RB_NR]
+                root_dec[3] = 1
+                root_dec[4] = meta[M_RB_COST]
+            else:
+                bd = fb_d
+                bn = fb_n
+    meta[M_CHECK] = 0
+    meta[M_TIMEOUT] = 0
+    NN = (np.int64(1) << (max_depth + 1)) + 1
+    nfeat = np.zeros(NN, dtype=np.int64)
+    nleft = np.zeros(NN, dtype=np.int64)
+    nright = np.zeros(NN, dtype=np.int64)
+    ncnt = np.zeros((NN, C), dtype=np.int64)
+    ncost = np.zeros(NN, dtype=np.int64)
+    nnodes = np.zeros(1, dtype=np.int64)
+    _build(dat, buf, ctx, store, meta, A, B, 0, 0, bd, bn, root_dec, nfeat, nleft, nright,
+           ncnt, ncost, nnodes)
+    k = nnodes[0]
+    return (nfeat[:k].copy(), nleft[:k].copy(), nright[:k].copy(), ncnt[:k].copy(),
+            ncost[:k].copy(), status, meta)
