@@ -345,18 +345,17 @@ class MBsnsingModel:
         """Predict new rows: each class's tree gives its probability, times
         the class prior, normalised by the row sum; the class is the first
         maximum. ``type="prob"`` gives an n x K array in ``ylevels`` order.
-        (If every tree gives 0 for a row, the priors are returned for it.)
+        A row that every tree gives probability 0 gets all-zero probabilities
+        and the first class (as R does).
         """
         if type not in ("prob", "class"):
             raise ValueError(f"type must be 'prob' or 'class', got {type!r}")
         P = np.column_stack([t.predict(newdata, type="prob", impute=impute)
                              for t in self.trees]) * self.yprior[None, :]
         s = P.sum(axis=1, keepdims=True)
-        zero = s[:, 0] == 0
-        if zero.any():
-            P[zero] = self.yprior
-            s[zero] = self.yprior.sum()
-        P = P / s
+        # A row that every class tree gives probability 0 keeps all-zero
+        # probabilities and gets the first class, as in R bsnsing.
+        P = np.divide(P, s, out=np.zeros_like(P), where=s > 0)
         if type == "prob":
             return P
         return np.asarray(self.ylevels, dtype=object)[np.argmax(P, axis=1)]

@@ -220,9 +220,9 @@ def _cuts_sorted(
     lt = (xx[lt_idx + 1] + xx[lt_idx]) / 2
 
     if gt.shape[0] > segs:
-        gt = _thin(ox, gt, segs, greater=True)
+        gt = _thin(ox, gt, gt_idx + start, segs, greater=True)
     if lt.shape[0] > segs:
-        lt = _thin(ox, lt, segs, greater=False)
+        lt = _thin(ox, lt, lt_idx + start, segs, greater=False)
     if gt.shape[0] + lt.shape[0] == 0:
         return NumericCuts("empty", _EMPTY, _EMPTY)
     return NumericCuts("cuts", gt, lt)
@@ -234,13 +234,37 @@ def _cuts_sorted(
 _THIN_CAP = False
 
 
-def _thin(ox: np.ndarray, cuts: np.ndarray, segs: int, *, greater: bool) -> np.ndarray:
-    """R's thinning of an ascending cut list (spec §3.1 step 4)."""
+def _counts(ox: np.ndarray, cuts: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """#(ox < cut) and #(ox <= cut) for cuts that are midpoints of ox[pos], ox[pos + 1].
+
+    Normally both counts are ``pos + 1``; when the two values are adjacent
+    doubles the midpoint rounds onto one of them, and those few cuts are
+    counted by binary search.
+    """
+    base = (pos + 1).astype(np.int64)
+    cnt_lt = base.copy()
+    cnt_le = base.copy()
+    on_lo = cuts <= ox[pos]
+    if on_lo.any():
+        cnt_lt[on_lo] = np.searchsorted(ox, cuts[on_lo], side="left")
+    on_hi = cuts >= ox[pos + 1]
+    if on_hi.any():
+        cnt_le[on_hi] = np.searchsorted(ox, cuts[on_hi], side="right")
+    return cnt_lt, cnt_le
+
+
+def _thin(
+    ox: np.ndarray, cuts: np.ndarray, pos: np.ndarray, segs: int, *, greater: bool
+) -> np.ndarray:
+    """R's thinning of an ascending cut list (spec §3.1 step 4).
+
+    ``pos[i]`` is the index in ``ox`` of the lower of the two values whose
+    midpoint is ``cuts[i]``.
+    """
     n = ox.shape[0]
-    cnt_lt = np.searchsorted(ox, cuts, side="left").astype(np.int64)
-    cnt_le = np.searchsorted(ox, cuts, side="right").astype(np.int64)
+    cnt_lt, cnt_le = _counts(ox, cuts, pos)
     if greater:
-        bsize = int(np.rint(cnt_lt[-1] / segs))
+        bsize = int(np.rint(cnt_lt[-1] / segs))  # R's round(): half to even
         keep = thin_gt_kernel(cnt_lt, cnt_le, bsize, segs, _THIN_CAP)
     else:
         bsize = int(np.rint((n - cnt_le[0]) / segs))

@@ -310,14 +310,18 @@ def test_no_reads_outside_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
     from pybsnsing import datasets
 
     datasets._load_cached.cache_clear()
-    real_open = builtins.open
+    real_open = io.open
+    opened: list[str] = []
 
     def guarded(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(str(file))
         assert "shared" not in str(file), file
         return real_open(file, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "open", guarded)
+    monkeypatch.setattr(io, "open", guarded)
     assert load_dataset("kyphosis").shape == (81, 4)
+    assert any(p.endswith("kyphosis.csv.gz") for p in opened)
 
 
 # --------------------------------------------------------------------------- reader rules

@@ -69,11 +69,8 @@ _INT_MAX = 2**31 - 1
 # C isspace(): space, \t, \n, \v, \f, \r.
 _WS = " \t\n\v\f\r"
 _WS_CLASS = r"[ \t\n\v\f\r]"
-_INT_RE = re.compile(rf"{_WS_CLASS}*[+-]?[0-9]+")
-# Strict decimal form that Python's float() accepts as is (fast path).
-_DEC_STRICT_RE = re.compile(
-    rf"{_WS_CLASS}*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?{_WS_CLASS}*"
-)
+_NOT_INT_CHARS = re.compile(r"[^0-9+\-\x00 \t\n\v\f\r]")
+_NOT_DEC_CHARS = re.compile(r"[^0-9+\-.eE\x00 \t\n\v\f\r]")
 # R_strtod's decimal form: the exponent's digits may be missing ("1e", "1e+").
 _DEC_R_RE = re.compile(
     rf"{_WS_CLASS}*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:[eE]([+-]?)([0-9]*))?{_WS_CLASS}*"
@@ -162,6 +159,39 @@ def _parse_double_r(s: str) -> float | None:
     return None
 
 
+def _parse_ints(cand: list[str], joined: str) -> list[int] | None:
+    """All values as R integers (``Strtoi``: ``strtol`` base 10, whole string, int32)."""
+    if _NOT_INT_CHARS.search(joined):
+        return None
+    if any(v[-1] in _WS for v in cand):  # strtol stops at trailing white space
+        return None
+    try:
+        ints = [int(v) for v in cand]
+    except ValueError:
+        return None
+    if min(ints) < -_INT_MAX or max(ints) > _INT_MAX:
+        return None
+    return ints
+
+
+def _parse_doubles(cand: list[str], joined: str) -> list[float] | None:
+    """All values as R doubles (``R_strtod`` syntax), correctly rounded; else None."""
+    if not _NOT_DEC_CHARS.search(joined):
+        # Within these characters Python's float() accepts exactly R's decimal syntax,
+        # except forms like "1e" that R reads and float() rejects: those go the slow way.
+        try:
+            return [float(v) for v in cand]
+        except ValueError:
+            pass
+    doubles: list[float] = []
+    for v in cand:
+        d = _parse_double_r(v)
+        if d is None:
+            return None
+        doubles.append(d)
+    return doubles
+
+
 def _convert_column(values: Sequence[Any], collation: str = "r") -> np.ndarray | ExtensionArray:
     """R's ``type.convert`` of one column of raw fields (``None`` = missing field)."""
     n = len(values)
@@ -187,26 +217,14 @@ def _convert_column(values: Sequence[Any], collation: str = "r") -> np.ndarray |
         out[~na_num] = [v in _TRUE for v in cand]
         return _with_na(out, "boolean")
 
-    int_match = _INT_RE.fullmatch
-    if all(int_match(v) for v in cand):
-        ints = [int(v) for v in cand]
-        if -_INT_MAX <= min(ints) and max(ints) <= _INT_MAX:
-            out = np.zeros(n, dtype=np.int64)
-            out[~na_num] = ints
-            return _with_na(out, "Int64")
+    joined = "\x00".join(cand)  # one C-speed character scan for the fast paths
+    ints = _parse_ints(cand, joined)
+    if ints is not None:
+        out = np.zeros(n, dtype=np.int64)
+        out[~na_num] = ints
+        return _with_na(out, "Int64")
 
-    dec_match = _DEC_STRICT_RE.fullmatch
-    doubles: list[float] | None
-    if all(dec_match(v) for v in cand):
-        doubles = [float(v) for v in cand]
-    else:
-        doubles = []
-        for v in cand:
-            d = _parse_double_r(v)
-            if d is None:
-                doubles = None
-                break
-            doubles.append(d)
+    doubles = _parse_doubles(cand, joined)
     if doubles is not None:
         out = np.full(n, np.nan, dtype=np.float64)
         out[~na_num] = doubles

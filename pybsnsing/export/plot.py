@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["plot_tree"]
 
 #: Width of an average character, as a share of the font size (DejaVu Sans).
-_CHAR_WIDTH = 0.62
+_CHAR_WIDTH = 0.6
 #: Line height, as a share of the font size.
 _LINE_HEIGHT = 1.3
 
@@ -114,10 +114,11 @@ def _column_inches(lay: _Layout, fontsize: float) -> float:
     """Width of one leaf column so that neighbouring texts do not overlap.
 
     Neighbouring leaves are one column apart; a split node is at least 1.5
-    columns from a leaf and 2 from another split node at its depth.
+    columns from a leaf at its depth and 2 from another split node.
     """
     char = _CHAR_WIDTH * fontsize / 72.0
-    return max(0.9, 1.08 * char * lay.leaf_chars, char * lay.rule_chars / 1.4)
+    leaf_w, rule_w = char * lay.leaf_chars, char * lay.rule_chars
+    return 1.1 * max(0.8, leaf_w, rule_w / 2.0, (leaf_w + rule_w) / 3.0)
 
 
 def _level_inches(lay: _Layout, fontsize: float) -> float:

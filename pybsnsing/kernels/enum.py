@@ -321,105 +321,120 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
 
 
 # ---------------------------------------------------------------------------------------
-# levels 3 and up: phase 1 (counting one parent's children)
+# levels 3 and up: per-child helpers
 
 
 @njit(cache=True, inline="always")
-def _count_parent(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, p, tp_s, fp_s,
-                  vb2, need_tau, covp, covn, status, work, t):
-    """Counts of the children of parent ``p`` into row ``t`` of the chunk buffers.
+def _group_clash(grp, pcols, p, k, j):
+    """True when question ``j`` shares a group with a question of parent ``p``."""
+    g = grp[j]
+    for r in range(k):
+        if grp[pcols[p, r]] == g:
+            return True
+    return False
 
-    ``status[t, j]``: -1 no child (index or group), 0 child provably neither accepted nor
-    kept (counted only), 1 exact counts in ``work[t, 0, j]`` (TP) and ``work[t, 1, j]``
-    (FP).  ``work[t, 2:4]`` is scratch.  The passes over ``j`` are branch-free so that they
-    vectorise; only the survivors of the bounds get a popcount.
-    """
-    m = Xp.shape[0]
+
+@njit(cache=True, inline="always")
+def _maybe_useful(cp, cn, Gp, Gn, pcols, p, k, j, tp_s, fp_s, n1, n0, vb2, need_tau):
+    """False when child ``S+{j}`` provably has ``v >= vbest`` (and, with ``need_tau``,
+    ``tau >= vbest``) for every ``vbest <= vb2/2``: pair-count interval bounds on its TP
+    and FP, and the corners of the bilinear objective."""
+    cpj = cp[j]
+    cnj = cn[j]
+    tlo = tp_s
+    flo = fp_s
+    gpm = np.int64(0)
+    gnm = np.int64(0)
+    for r in range(k):
+        s = pcols[p, r]
+        gp = np.int64(Gp[s, j])
+        gn = np.int64(Gn[s, j])
+        tlo = max(tlo, cp[s] + cpj - gp)
+        flo = max(flo, cn[s] + cnj - gn)
+        gpm = max(gpm, gp)
+        gnm = max(gnm, gn)
+    thi = min(n1, tp_s + cpj - gpm)
+    fhi = min(n0, fp_s + cnj - gnm)
+    nhi = n1 - tlo
+    if _lb_v2(flo, fhi, n1 - thi, nhi, n1, n0) < vb2:
+        return True
+    if need_tau:
+        return _lb_tau2(flo, nhi, n1, n0) < vb2
+    return False
+
+
+@njit(cache=True, inline="always")
+def _parent_cover(Xp, Xn, pcols, p, k, covp, covn, row):
+    """OR of the parent's packed columns into ``covp[row]``, ``covn[row]``."""
     Wp = Xp.shape[1]
     Wn = Xn.shape[1]
-    k = pcols.shape[1]
-    j0 = pcols[p, k - 1] + 1
-    st = status[t]
-    for j in range(j0, m):
-        st[j] = 1
-    for r in range(k):
-        g = grp[pcols[p, r]]
-        for j in range(j0, m):
-            st[j] = np.int8(-1) if grp[j] == g else st[j]
-    if use_gram:
-        tl = work[t, 0]
-        fl = work[t, 1]
-        gpm = work[t, 2]
-        gnm = work[t, 3]
-        for j in range(j0, m):
-            tl[j] = tp_s
-            fl[j] = fp_s
-            gpm[j] = 0
-            gnm[j] = 0
-        for r in range(k):
-            s = pcols[p, r]
-            cps = cp[s]
-            cns = cn[s]
-            gps = Gp[s]
-            gns = Gn[s]
-            for j in range(j0, m):
-                gp = np.int64(gps[j])
-                gn = np.int64(gns[j])
-                tl[j] = max(tl[j], cps + cp[j] - gp)
-                fl[j] = max(fl[j], cns + cn[j] - gn)
-                gpm[j] = max(gpm[j], gp)
-                gnm[j] = max(gnm[j], gn)
-        for j in range(j0, m):
-            thi = min(n1, tp_s + cp[j] - gpm[j])
-            fhi = min(n0, fp_s + cn[j] - gnm[j])
-            flo = fl[j]
-            nhi = n1 - tl[j]
-            lb = _lb_v2(flo, fhi, n1 - thi, nhi, n1, n0)
-            if need_tau:
-                lb = min(lb, _lb_tau2(flo, nhi, n1, n0))
-            st[j] = np.int8(0) if (lb >= vb2 and st[j] > 0) else st[j]
-    have_cov = False
-    for j in range(j0, m):
-        if st[j] <= 0:
-            continue
-        if not have_cov:
-            for w in range(Wp):
-                covp[t, w] = np.uint64(0)
-            for w in range(Wn):
-                covn[t, w] = np.uint64(0)
-            for r in range(k):
-                col = pcols[p, r]
-                for w in range(Wp):
-                    covp[t, w] |= Xp[col, w]
-                for w in range(Wn):
-                    covn[t, w] |= Xn[col, w]
-            have_cov = True
-        s1 = np.uint64(0)
+    c0 = pcols[p, 0]
+    for w in range(Wp):
+        covp[row, w] = Xp[c0, w]
+    for w in range(Wn):
+        covn[row, w] = Xn[c0, w]
+    for r in range(1, k):
+        col = pcols[p, r]
         for w in range(Wp):
-            s1 += _ctpop(covp[t, w] | Xp[j, w])
-        s0 = np.uint64(0)
+            covp[row, w] |= Xp[col, w]
         for w in range(Wn):
-            s0 += _ctpop(covn[t, w] | Xn[j, w])
-        work[t, 0, j] = np.int64(s1)
-        work[t, 1, j] = np.int64(s0)
+            covn[row, w] |= Xn[col, w]
+
+
+@njit(cache=True, inline="always")
+def _child_counts(Xp, Xn, covp, covn, row, j):
+    """Exact (TP, FP) of the parent's cover OR question ``j``."""
+    s1 = np.uint64(0)
+    for w in range(Xp.shape[1]):
+        s1 += _ctpop(covp[row, w] | Xp[j, w])
+    s0 = np.uint64(0)
+    for w in range(Xn.shape[1]):
+        s0 += _ctpop(covn[row, w] | Xn[j, w])
+    return np.int64(s1), np.int64(s0)
+
+
+# ---------------------------------------------------------------------------------------
+# levels 3 and up: stored level
 
 
 @njit(cache=True)
-def _count_chunk_serial(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
-                        idx, c, vb2, need_tau, covp, covn, status, work):
-    for t in range(c):
-        p = idx[t]
-        _count_parent(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, p,
-                      n1 - pfn[p], pfp[p], vb2, need_tau, covp, covn, status, work, t)
+def _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx, t,
+                   vb2, covp, covn, status, work):
+    """Phase 1 of a stored level for the parent ``idx[t]``, into row ``t`` of the buffers.
+
+    ``status[t, j]``: -1 no child (group clash), 0 child provably neither accepted nor
+    kept (only counted), 1 exact counts in ``work[t, 0, j]`` (TP) and ``work[t, 1, j]``
+    (FP).
+    """
+    m = Xp.shape[0]
+    k = pcols.shape[1]
+    p = idx[t]
+    tp_s = n1 - pfn[p]
+    fp_s = pfp[p]
+    have_cov = False
+    for j in range(pcols[p, k - 1] + 1, m):
+        if _group_clash(grp, pcols, p, k, j):
+            status[t, j] = -1
+            continue
+        if use_gram and not _maybe_useful(cp, cn, Gp, Gn, pcols, p, k, j, tp_s, fp_s, n1,
+                                          n0, vb2, True):
+            status[t, j] = 0
+            continue
+        if not have_cov:
+            _parent_cover(Xp, Xn, pcols, p, k, covp, covn, t)
+            have_cov = True
+        tp, fp = _child_counts(Xp, Xn, covp, covn, t, j)
+        work[t, 0, j] = tp
+        work[t, 1, j] = fp
+        status[t, j] = 1
 
 
 @njit(cache=True, parallel=True)
-def _count_chunk_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
-                          idx, c, vb2, need_tau, covp, covn, status, work):
+def _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
+                            idx, c, vb2, covp, covn, status, work):
     for t in prange(c):
-        p = idx[t]
-        _count_parent(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, p,
-                      n1 - pfn[p], pfp[p], vb2, need_tau, covp, covn, status, work, t)
+        _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx,
+                       t, vb2, covp, covn, status, work)
 
 
 @njit(cache=True)
@@ -434,17 +449,13 @@ def _fill_chunk(ptau2, vb2, p0, P, idx, cap):
     return c, p0
 
 
-# ---------------------------------------------------------------------------------------
-# levels 3 and up: stored level
-
-
 @njit(cache=True)
 def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
                  vb2, node_size, nsgc, parallel):
     """One stored level (its kept children are extended later) from parents ``pcols``.
 
-    ``use_gram``: prune by pair-count bounds (``Gp``/``Gn`` valid); ``parallel``: allow
-    parallel counting of large chunks.
+    ``use_gram``: prune by pair-count bounds (``Gp``/``Gn`` valid); ``parallel``: count
+    large chunks in parallel.
 
     Returns ``(ccols, cfp, cfn, ctau2, vb2, best_p, best_j, neval)``: the kept children
     (P' x (k+1)) with their FP, FN and doubled bounds, the new doubled incumbent, the parent
@@ -465,7 +476,7 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
     cap = max(16, CHUNK_SLOTS // max(m, 1))
     idx = np.empty(cap, np.int64)
     status = np.empty((cap, m), np.int8)
-    work = np.empty((cap, 4, m), np.int64)
+    work = np.empty((cap, 2, m), np.int64)
     covp = np.empty((cap, Xp.shape[1]), np.uint64)
     covn = np.empty((cap, Xn.shape[1]), np.uint64)
     p0 = 0
@@ -474,11 +485,12 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
         if c == 0:
             break
         if parallel and c * m >= PAR_MIN_SLOTS:
-            _count_chunk_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
-                                  pfp, pfn, idx, c, vb2, True, covp, covn, status, work)
+            _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
+                                    pfp, pfn, idx, c, vb2, covp, covn, status, work)
         else:
-            _count_chunk_serial(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
-                                pfp, pfn, idx, c, vb2, True, covp, covn, status, work)
+            for t in range(c):
+                _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
+                               pfn, idx, t, vb2, covp, covn, status, work)
         for t in range(c):
             p = idx[t]
             if ptau2[p] >= vb2:
@@ -527,32 +539,34 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
 # levels 3 and up: the last level (children are never extended: only the best matters)
 
 
-@njit(cache=True, inline="always")
-def _summarise_parent_row(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
-                          p, vb2, node_size, nsgc, covp, covn, status, work, row, t,
-                          elig, bestv, bestj):
-    """Phase 1 of the last level for one parent: its number of children ``elig[t]`` and
-    its first child with the smallest valid ``v2`` below the snapshot (``bestv[t]``,
-    ``bestj[t]``; -1 if none), using scratch row ``row`` of the buffers."""
+@njit(cache=True)
+def _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx, t,
+                 vb2, node_size, nsgc, covp, covn, row, elig, bestv, bestj):
+    """Phase 1 of the last level for the parent ``idx[t]``: its number of children
+    ``elig[t]`` and its first child with the smallest valid ``v2`` below ``vb2``
+    (``bestv[t]``, ``bestj[t]``; ``bestj[t] = -1`` if none); scratch row ``row``."""
     m = Xp.shape[0]
     n = n1 + n0
     k = pcols.shape[1]
+    p = idx[t]
     pf = pfp[p]
     pn = pfn[p]
-    _count_parent(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, p, n1 - pn, pf,
-                  vb2, False, covp, covn, status, work, row)
+    tp_s = n1 - pn
     e = 0
     bv = vb2
     bj = -1
+    have_cov = False
     for j in range(pcols[p, k - 1] + 1, m):
-        st = status[row, j]
-        if st < 0:
+        if _group_clash(grp, pcols, p, k, j):
             continue
         e += 1
-        if st == 0:
+        if use_gram and not _maybe_useful(cp, cn, Gp, Gn, pcols, p, k, j, tp_s, pf, n1, n0,
+                                          bv, False):
             continue
-        tp = work[row, 0, j]
-        fp = work[row, 1, j]
+        if not have_cov:
+            _parent_cover(Xp, Xn, pcols, p, k, covp, covn, row)
+            have_cov = True
+        tp, fp = _child_counts(Xp, Xn, covp, covn, row, j)
         fn = n1 - tp
         npos = tp + fp
         if npos < node_size or n - npos < node_size:
@@ -570,15 +584,14 @@ def _summarise_parent_row(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, 
 
 
 @njit(cache=True, parallel=True)
-def _summarise_blocks(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx,
-                      c, vb2, node_size, nsgc, covp, covn, status, work, elig, bestv,
-                      bestj):
-    nb = status.shape[0]
+def _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
+                          idx, c, vb2, node_size, nsgc, covp, covn, elig, bestv, bestj):
+    nb = covp.shape[0]
+    # block b owns scratch row b and the parents b, b + nb, b + 2*nb, ...
     for b in prange(nb):
         for t in range(b, c, nb):
-            _summarise_parent_row(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
-                                  pfn, idx[t], vb2, node_size, nsgc, covp, covn, status, work,
-                                  b, t, elig, bestv, bestj)
+            _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
+                         idx, t, vb2, node_size, nsgc, covp, covn, b, elig, bestv, bestj)
 
 
 @njit(cache=True)
@@ -589,8 +602,9 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
     Phase 1 summarises each parent of a chunk (its number of children and its first best
     valid child); phase 2 walks the chunk in order: a parent with ``tau >= vbest`` is
     skipped, otherwise it adds its children to ``neval`` and its best child replaces the
-    incumbent when strictly better -- exactly what the child-by-child scan does.
-    ``nblocks`` > 1 runs phase 1 in parallel over that many scratch rows.
+    incumbent when strictly better -- exactly what the child-by-child scan does, since the
+    improvements within one parent are strictly decreasing.  ``nblocks`` > 1 runs phase 1
+    in parallel over that many scratch rows when a chunk is large.
 
     Returns ``(vb2, best_p, best_j, neval)``.
     """
@@ -604,8 +618,6 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
     elig = np.empty(LAST_CHUNK, np.int64)
     bestv = np.empty(LAST_CHUNK, np.int64)
     bestj = np.empty(LAST_CHUNK, np.int64)
-    status = np.empty((nb, m), np.int8)
-    work = np.empty((nb, 4, m), np.int64)
     covp = np.empty((nb, Xp.shape[1]), np.uint64)
     covn = np.empty((nb, Xn.shape[1]), np.uint64)
     p0 = 0
@@ -614,14 +626,13 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
         if c == 0:
             break
         if nb > 1 and c * m >= PAR_MIN_SLOTS:
-            _summarise_blocks(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
-                              pfn, idx, c, vb2, node_size, nsgc, covp, covn, status, work,
-                              elig, bestv, bestj)
+            _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
+                                  pfn, idx, c, vb2, node_size, nsgc, covp, covn, elig, bestv,
+                                  bestj)
         else:
             for t in range(c):
-                _summarise_parent_row(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
-                                      pfp, pfn, idx[t], vb2, node_size, nsgc, covp, covn,
-                                      status, work, 0, t, elig, bestv, bestj)
+                _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
+                             idx, t, vb2, node_size, nsgc, covp, covn, 0, elig, bestv, bestj)
         for t in range(c):
             p = idx[t]
             if ptau2[p] >= vb2:

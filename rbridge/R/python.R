@@ -1,0 +1,194 @@
+# Finding and calling the Python engine.
+#
+# The Python modules are imported lazily (see .onLoad in zzz.R) with
+# `convert = FALSE`: results stay Python objects until they are converted
+# explicitly. Everything that crosses back to R is made of plain Python lists,
+# dicts, strings and numbers (pybsnsing.r.convert builds them), never NumPy
+# arrays, so the bridge works with any reticulate >= 1.26 and NumPy 1 or 2.
+
+.pyb <- new.env(parent = emptyenv())
+
+#' Point the package at a Python installation
+#'
+#' The Python engine is found the usual 'reticulate' way. In order of
+#' precedence:
+#' \enumerate{
+#'   \item the environment variable \env{RETICULATE_PYTHON} (for example the
+#'     project's virtual environment, \file{.venv/bin/python});
+#'   \item \code{pybsnsing_use_python(path)} called before the first model is
+#'     fitted, or the option \code{pybsnsing.python} / the environment
+#'     variable \env{PYBSNSING_PYTHON} set before the package is loaded;
+#'   \item a virtual environment named \code{"r-pybsnsing"}, as made by
+#'     \code{\link{install_pybsnsing}()};
+#'   \item whatever Python 'reticulate' finds by itself.
+#' }
+#' Python is started on first use, and once started it cannot be changed in
+#' the same R session.
+#'
+#' @param python path to a Python executable that has the \code{pybsnsing}
+#'   module installed.
+#' @param required if \code{TRUE}, fail when this Python cannot be used.
+#' @return \code{pybsnsing_use_python()} returns the path, invisibly.
+#'   \code{pybsnsing_available()} returns \code{TRUE} when the Python module
+#'   \code{pybsnsing} can be imported (this starts Python).
+#'   \code{pybsnsing_config()} returns a list with the Python executable, its
+#'   version and the \code{pybsnsing} version.
+#' @seealso \code{\link{install_pybsnsing}}
+#' @examples
+#' \dontrun{
+#' pybsnsing_use_python("~/pybsnsing/.venv/bin/python")
+#' }
+#' if (pybsnsing_available()) pybsnsing_config()
+#' @export
+pybsnsing_use_python <- function(python, required = TRUE) {
+  python <- path.expand(python)
+  if (!file.exists(python)) {
+    stop(sprintf("Python executable '%s' does not exist", python), call. = FALSE)
+  }
+  if (reticulate::py_available(initialize = FALSE)) {
+    current <- reticulate::py_config()$python
+    if (normalizePath(current, mustWork = FALSE) != normalizePath(python, mustWork = FALSE)) {
+      msg <- sprintf(paste("Python is already running in this session (%s);",
+                           "restart R to use %s"), current, python)
+      if (required) stop(msg, call. = FALSE) else warning(msg, call. = FALSE)
+    }
+    return(invisible(python))
+  }
+  reticulate::use_python(python, required = required)
+  invisible(python)
+}
+
+#' @rdname pybsnsing_use_python
+#' @export
+pybsnsing_available <- function() {
+  isTRUE(tryCatch(reticulate::py_module_available("pybsnsing"), error = function(e) FALSE))
+}
+
+#' @rdname pybsnsing_use_python
+#' @export
+pybsnsing_config <- function() {
+  core <- .py_core()
+  cfg <- reticulate::py_config()
+  list(python = cfg$python, python_version = as.character(cfg$version),
+       pybsnsing_version = reticulate::py_to_r(reticulate::py_get_attr(core, "__version__")))
+}
+
+#' Install the Python engine
+#'
+#' Creates (if needed) a Python virtual environment or conda environment
+#' and pip-installs \code{pybsnsing} into it. The package uses a virtual
+#' environment named \code{"r-pybsnsing"} automatically when neither
+#' \env{RETICULATE_PYTHON} nor \code{\link{pybsnsing_use_python}()} says
+#' otherwise.
+#'
+#' @param package what to pip-install: \code{"pybsnsing"}, a path to a
+#'   source checkout of pybsnsing (the directory holding its
+#'   \file{pyproject.toml}), or any other pip requirement.
+#' @param envname name of the environment to create or reuse.
+#' @param method \code{"virtualenv"} or \code{"conda"}.
+#' @param python_version passed to 'reticulate' when a new environment is
+#'   created (Python 3.10 or newer is needed).
+#' @param ... further arguments to \code{\link[reticulate]{py_install}}.
+#' @return The environment name, invisibly.
+#' @examples
+#' \dontrun{
+#' install_pybsnsing("~/src/pybsnsing")   # from a source checkout
+#' }
+#' @export
+install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
+                              method = c("virtualenv", "conda"), python_version = NULL,
+                              ...) {
+  method <- match.arg(method)
+  if (dir.exists(package)) package <- normalizePath(package)
+  if (method == "virtualenv" && !reticulate::virtualenv_exists(envname)) {
+    reticulate::virtualenv_create(envname, version = python_version)
+  }
+  if (method == "conda" && !envname %in% reticulate::conda_list()$name) {
+    reticulate::conda_create(envname, python_version = python_version)
+  }
+  reticulate::py_install(package, envname = envname, method = method, pip = TRUE, ...)
+  invisible(envname)
+}
+
+# Choose a Python before reticulate starts one (called from .onLoad; it never
+# starts Python itself).
+.configure_python <- function() {
+  if (nzchar(Sys.getenv("RETICULATE_PYTHON"))) return(invisible(NULL))
+  python <- getOption("pybsnsing.python", Sys.getenv("PYBSNSING_PYTHON"))
+  if (nzchar(python)) {
+    try(reticulate::use_python(python, required = FALSE), silent = TRUE)
+  } else if (isTRUE(tryCatch(reticulate::virtualenv_exists("r-pybsnsing"),
+                             error = function(e) FALSE))) {
+    try(reticulate::use_virtualenv("r-pybsnsing", required = FALSE), silent = TRUE)
+  }
+  invisible(NULL)
+}
+
+.py_unavailable <- function(e) {
+  stop(paste0(
+    "the Python module 'pybsnsing' cannot be imported: ", .clean_message(e),
+    "\nPoint R at a Python that has it: set RETICULATE_PYTHON, call ",
+    "pybsnsing_use_python(), or run install_pybsnsing()."), call. = FALSE)
+}
+
+# The Python modules (imported on first use).
+.py_core <- function() {
+  if (is.null(.pyb$core_ok)) {
+    tryCatch(reticulate::py_get_attr(.pyb$core, "bsnsing"), error = .py_unavailable)
+    .pyb$core_ok <- TRUE
+  }
+  .pyb$core
+}
+
+.py_convert <- function() {
+  .py_core()
+  .pyb$convert
+}
+
+# Python's exception text, without the traceback reticulate adds.
+.clean_message <- function(e) {
+  msg <- conditionMessage(e)
+  err <- tryCatch(reticulate::py_last_error(), error = function(e2) NULL)
+  value <- if (is.null(err)) NULL else err$value
+  type <- if (is.null(err)) NULL else err$type
+  if (length(value) == 1L && length(type) == 1L && nzchar(value) &&
+      grepl(value, msg, fixed = TRUE)) {
+    if (type == "KeyError") value <- sub("^'(.*)'$", "\\1", sub('^"(.*)"$', "\\1", value))
+    if (type %in% c("ValueError", "KeyError", "TypeError")) return(value)
+    return(paste0(type, ": ", value))
+  }
+  msg <- sub("\\s*Detailed traceback:.*$", "", msg)
+  msg <- sub("\\s*Run `reticulate::py_last_error\\(\\)` for details\\..*$", "", msg)
+  msg <- sub("^Error in py_call_impl\\(callable, .*\\) :\\s*", "", msg)
+  trimws(msg)
+}
+
+# Call a Python function: Python warnings become R warnings and Python
+# exceptions become R errors with Python's message, raised from `call`
+# (by default the exported function that called .pycall()).
+.pycall <- function(fn, ..., call = sys.call(-1L)) {
+  force(call)
+  convert <- .py_convert()
+  res <- tryCatch(
+    convert$call_capturing_warnings(fn, ...),
+    error = function(e) {
+      stop(structure(class = c("pybsnsing_error", "error", "condition"),
+                     list(message = .clean_message(e), call = call)))
+    })
+  for (w in reticulate::py_to_r(reticulate::py_get_item(res, "warnings"))) {
+    warning(simpleWarning(w, call = call))
+  }
+  reticulate::py_get_item(res, "value")
+}
+
+# The Python object behind an R bsnsing / mbsnsing object. After saveRDS() /
+# readRDS() the reference is gone; the model is then rebuilt from the R
+# structure (tree, control and design information travel with the object).
+.py_model <- function(object) {
+  m <- attr(object, "py_model", exact = TRUE)
+  if (!is.null(m) && inherits(m, "python.builtin.object") &&
+      !reticulate::py_is_null_xptr(m)) {
+    return(m)
+  }
+  .pycall(.py_convert()$model_from_r_parts, .r_parts(object), call = sys.call(-1L))
+}
