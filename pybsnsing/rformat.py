@@ -112,11 +112,11 @@ def _scientific(r: float) -> tuple[int, int, bool]:
         # R scales by tbl[|kp|] = (long double)1e23..1e27, which are not exact
         # powers of ten: R's digit count can differ from correct rounding here.
         return _scientific_exact(r)
-    wide = "%.24e" % r  # 25 correctly rounded significant digits
+    wide = f"{r:.24e}"  # 25 correctly rounded significant digits
     tail = int(wide[16:26])  # digits 16..25: the part cut off at 15 digits
     if abs(tail - 5_000_000_000) <= 20_000_000:  # near a tie: do R's arithmetic
         return _scientific_exact(r)
-    s = "%.14e" % r
+    s = f"{r:.14e}"
     mant, _, expo = s.partition("e")
     digits = mant.replace(".", "").rstrip("0")
     nsig = max(len(digits), 1)
@@ -166,9 +166,9 @@ def format_r(x: float) -> str:
     d = nsig - 1
     we = neg + (d > 0) + d + 4 + e
     if wf <= we:  # R_print.scipen == 0
-        out = "%*.*f" % (wf, rgt, x)
+        out = f"{x:{wf}.{rgt}f}"
     else:
-        out = "%*.*e" % (we, d, x)
+        out = f"{x:{we}.{d}e}"
     return _drop0(out).lstrip(" ")
 
 

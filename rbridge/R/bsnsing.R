@@ -1,0 +1,170 @@
+#' Learn a classification tree by boolean sensing
+#'
+#' Fits a bsnsing tree with the Python engine \code{pybsnsing}, which
+#' reproduces R bsnsing 1.0.1. The arguments, and the returned objects, are
+#' those of R bsnsing, so existing code runs unchanged:
+#' \code{bsnsing(Class ~ ., data = train, max.rules = 3)}.
+#'
+#' For two classes the result is a \code{bsnsing} object; for three or more,
+#' an \code{mbsnsing} object holding one tree per class (that class against
+#' \code{"all.other"}).
+#'
+#' The formula interface works like R bsnsing's: R's \code{model.matrix}
+#' coding with treatment contrasts (a factor \code{f} with levels a, b, c
+#' gives the 0/1 columns \code{fb}, \code{fc}; a logical \code{g} gives
+#' \code{gTRUE}); missing predictor values are replaced by the column median
+#' over the training rows (a missing factor value by the medians of its dummy
+#' columns); rows with a missing response are dropped. For a factor response
+#' the last level present is coded 1; for numbers the largest value.
+#'
+#' \code{bsnsing.default(x, y)} fits \code{y ~ .} on the data frame \code{x};
+#' unlike R bsnsing's default method it uses the same model-matrix coding as
+#' the formula interface.
+#'
+#' @param x a formula (dispatches to \code{bsnsing.formula}) or a data frame
+#'   of predictors (\code{bsnsing.default}).
+#' @param formula a formula such as \code{Class ~ .} or \code{y ~ a + b}.
+#' @param data a data frame. If missing, the variables are taken from the
+#'   formula's environment.
+#' @param subset an optional vector selecting rows of \code{data}.
+#' @param na.action applied to the model variables before fitting; the
+#'   default \code{na.pass} keeps rows with missing predictors (they are
+#'   imputed as described above).
+#' @param y the response for \code{bsnsing.default}.
+#' @param controls a \code{\link{bscontrol}()} object; its values take
+#'   precedence over control arguments given in \code{...}.
+#' @param ... \code{\link{bscontrol}()} arguments by name (for example
+#'   \code{max.rules = 3}, \code{import.external = FALSE}), or
+#'   \code{controls = bscontrol(...)}. An unknown name is an error.
+#' @return An object of class \code{bsnsing}: a list with \code{tree.nodes}
+#'   (the nodes, each a list with \code{node.number}, \code{node.parent},
+#'   \code{node.lchild}, \code{node.rchild}, \code{node.class},
+#'   \code{node.prop}, \code{node.nobs}, \code{node.n1}, \code{node.n0},
+#'   \code{node.prob}, \code{node.obs} (1-based training rows),
+#'   \code{node.split.rule} and \code{node.split.target}),
+#'   \code{fitted.values}, \code{fitted.prob}, \code{confusion.matrix},
+#'   \code{n.frac.splits}, \code{y.coding.scheme}, \code{ycode}, \code{call},
+#'   \code{terms} and \code{contrasts}; or an object of class
+#'   \code{mbsnsing}: a list of \code{bsnsing} trees plus \code{call},
+#'   \code{nclass}, \code{ylevels} and \code{yprior}. The attribute
+#'   \code{"py_model"} refers to the Python model (used by
+#'   \code{\link[=predict.bsnsing]{predict}}); the attribute
+#'   \code{"pybsnsing"} keeps what is needed to rebuild it after
+#'   \code{saveRDS()}/\code{readRDS()}.
+#' @seealso \code{\link{bscontrol}}, \code{\link{predict.bsnsing}},
+#'   \code{\link{summary.bsnsing}}, \code{\link{plot.bsnsing}}
+#' @examples
+#' if (pybsnsing_available() && requireNamespace("rpart", quietly = TRUE)) {
+#'   data(kyphosis, package = "rpart")
+#'   bs <- bsnsing(Kyphosis ~ ., data = kyphosis, max.rules = 1)
+#'   bs
+#'   summary(bs)
+#'   head(predict(bs, kyphosis, type = "class"))
+#' }
+#' if (pybsnsing_available()) {
+#'   bs3 <- bsnsing(Species ~ ., data = iris, import.external = FALSE)
+#'   summary(bs3[[1]])
+#'   head(predict(bs3, iris, type = "prob"))
+#' }
+#' @export
+bsnsing <- function(x, ...) UseMethod("bsnsing")
+
+#' @rdname bsnsing
+#' @export
+bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, ...) {
+  Call <- match.call()
+  here <- sys.call()
+  env <- parent.frame()
+  control <- .control_from_dots(list(...), call = here)
+  if (!inherits(formula, "formula") || length(formula) != 3L) {
+    stop(simpleError("'formula' must be a two-sided formula such as Class ~ .", here))
+  }
+  response <- formula[[2L]]
+  if (!is.name(response)) {
+    stop(simpleError(sprintf(paste("the response must be a column name, not '%s';",
+                                   "create the column first"), .deparse1(response)), here))
+  }
+  response <- as.character(response)
+  vars <- all.vars(formula)
+  if (missing(data)) {
+    if ("." %in% vars) {
+      stop(simpleError("'data' is needed when the formula uses '.'", here))
+    }
+    data <- tryCatch(as.data.frame(mget(vars, envir = environment(formula), inherits = TRUE),
+                                   stringsAsFactors = FALSE),
+                     error = function(e) stop(simpleError(conditionMessage(e), here)))
+  }
+  data <- .check_data(data, here)
+  if (!missing(subset)) {
+    rows <- eval(substitute(subset), data, env)
+    if (is.logical(rows)) rows <- rows & !is.na(rows)
+    data <- data[rows, , drop = FALSE]
+  }
+  used <- if ("." %in% vars) names(data) else vars
+  absent <- setdiff(setdiff(vars, "."), names(data))
+  if (length(absent)) {
+    stop(simpleError(sprintf("variable%s %s of the formula %s not in 'data'",
+                             if (length(absent) > 1L) "s" else "",
+                             paste0("'", absent, "'", collapse = ", "),
+                             if (length(absent) > 1L) "are" else "is"), here))
+  }
+  data <- data[, names(data) %in% c(response, used), drop = FALSE]
+  if (!identical(na.action, stats::na.pass)) {
+    data <- match.fun(na.action)(data)
+  }
+  rownames(data) <- NULL
+  fml <- .deparse1(formula)
+  pdf <- .df_to_py(data)
+  model <- .pycall(.py_core()$bsnsing, fml, pdf, control = .control_for_py(control),
+                   call = here)
+  reticulate::py_set_attr(model, "call", .deparse1(Call))
+  y <- data[[response]]
+  y <- y[!is.na(y)]
+  terms <- tryCatch(stats::terms(formula, data = data), error = function(e) NULL)
+  .as_r_model(model, Call, y = y, terms = terms)
+}
+
+#' @rdname bsnsing
+#' @export
+bsnsing.default <- function(x, y, controls = bscontrol(), ...) {
+  Call <- match.call()
+  here <- sys.call()
+  x <- .check_data(x, here, what = "x")
+  if (length(y) != nrow(x)) {
+    stop(simpleError(sprintf("'y' has %d values but 'x' has %d rows", length(y), nrow(x)), here))
+  }
+  dots <- list(...)
+  if (!missing(controls)) dots$controls <- controls
+  control <- .control_from_dots(dots, call = here)
+  yname <- "y"
+  while (yname %in% names(x)) yname <- paste0(yname, "_")
+  data <- x
+  data[[yname]] <- y
+  rownames(data) <- NULL
+  pdf <- .df_to_py(data)
+  model <- .pycall(.py_core()$bsnsing, paste(yname, "~ ."), pdf,
+                   control = .control_for_py(control), call = here)
+  reticulate::py_set_attr(model, "call", .deparse1(Call))
+  .as_r_model(model, Call, y = y[!is.na(y)])
+}
+
+.check_data <- function(data, call, what = "data") {
+  if (is.data.frame(data)) return(data)
+  if (is.list(data) && !is.object(data)) {
+    lens <- lengths(data)
+    if (length(lens) && length(unique(lens)) == 1L && !is.null(names(data))) {
+      return(as.data.frame(data, stringsAsFactors = FALSE, optional = TRUE))
+    }
+  }
+  if (is.matrix(data) && !is.null(colnames(data))) {
+    return(as.data.frame(data, stringsAsFactors = FALSE))
+  }
+  stop(simpleError(sprintf("'%s' must be a data frame, not %s", what,
+                           .describe(data)), call))
+}
+
+.describe <- function(x) {
+  if (is.null(x)) return("NULL")
+  cls <- class(x)[1L]
+  if (is.atomic(x) && length(x) == 1L) sprintf("a %s value", cls) else sprintf("a %s", cls)
+}
