@@ -93,173 +93,6 @@ class RpartSplit:
     primary: bool
 
 
-@dataclass
-class _Node:
-    """Minimal mirror of rpart's ``struct node`` (what partition.c uses)."""
-
-    complexity: float
-    risk: float = 0.0
-    num_obs: int = 0
-    splits: list[RpartSplit] | None = None
-    left: _Node | None = None
-    right: _Node | None = None
-
-
-class _Fit:
-    """State of one rpart fit (the fields of rpart's global ``rp`` we need)."""
-
-    def __init__(
-        self,
-        xt: np.ndarray,
-        y: np.ndarray,
-        *,
-        maxdepth: int,
-        minsplit: int,
-        minbucket: int,
-        cp: float,
-        maxcompete: int,
-    ) -> None:
-        p, n = xt.shape
-        self.xt = xt
-        self.y = y
-        self.min_split = int(minsplit)
-        self.min_node = int(minbucket)
-        self.complexity = float(cp)
-        self.maxpri = max(int(maxcompete) + 1, 1)
-        self.maxnode = int(2.0 ** float(maxdepth)) - 1
-        self.iscale = 0.0
-        self.alpha = 0.0
-        self.sorts = _k.sort_columns(xt)
-        self.goes_left = np.zeros(n, dtype=np.uint8)
-        self.tempvec = np.zeros(n, dtype=np.int64)
-        self.o_var = np.zeros(self.maxpri, dtype=np.int64)
-        self.o_imp = np.zeros(self.maxpri, dtype=np.float64)
-        self.o_split = np.zeros(self.maxpri, dtype=np.float64)
-        self.o_dir = np.zeros(self.maxpri, dtype=np.int64)
-        self.o_count = np.zeros(self.maxpri, dtype=np.int64)
-
-    def bsplit(self, nodenum: int, me: _Node, n1: int, n2: int) -> list[RpartSplit]:
-        """Ranked primary + competitor splits of the node (rpart ``bsplit``)."""
-        nlist, self.iscale = _k.bsplit(
-            self.xt,
-            self.y,
-            self.sorts,
-            n1,
-            n2,
-            self.min_node,
-            me.risk,
-            self.iscale,
-            self.maxpri,
-            self.o_var,
-            self.o_imp,
-            self.o_split,
-            self.o_dir,
-            self.o_count,
-        )
-        return [
-            RpartSplit(
-                node=nodenum,
-                var=int(self.o_var[t]),
-                index=float(self.o_split[t]),
-                count=int(self.o_count[t]),
-                ncat=int(self.o_dir[t]),
-                improve=float(self.o_imp[t]),
-                primary=t == 0,
-            )
-            for t in range(nlist)
-        ]
-
-    def partition(self, nodenum: int, me: _Node, n1: int, n2: int) -> tuple[int, float]:
-        """Port of rpart's ``partition.c``; returns (number of splits, subtree risk)."""
-        alpha = self.alpha
-        if nodenum > 1:
-            me.risk = _k.anovass_range(self.y, self.sorts[0], n1, n2)
-            me.num_obs = n2 - n1
-            tempcp = me.risk
-            if tempcp > me.complexity:
-                tempcp = me.complexity
-        else:
-            tempcp = me.risk
-
-        # Can I quit now?
-        if me.num_obs < self.min_split or tempcp <= alpha or nodenum > self.maxnode:
-            me.complexity = alpha
-            return 0, me.risk
-
-        splits = self.bsplit(nodenum, me, n1, n2)
-        if not splits:
-            me.complexity = alpha
-            return 0, me.risk
-        me.splits = splits
-        prim = splits[0]
-        nleft = _k.nodesplit(
-            self.xt,
-            self.sorts,
-            n1,
-            n2,
-            prim.var,
-            prim.index,
-            prim.ncat,
-            self.goes_left,
-            self.tempvec,
-        )
-        nright = (n2 - n1) - nleft
-
-        me.left = _Node(complexity=tempcp - alpha)
-        left_split, left_risk = self.partition(2 * nodenum, me.left, n1, n1 + nleft)
-
-        # update my estimate of cp, and split the right son
-        tempcp = (me.risk - left_risk) / (left_split + 1)
-        tempcp2 = me.risk - me.left.risk
-        if tempcp < tempcp2:
-            tempcp = tempcp2
-        if tempcp > me.complexity:
-            tempcp = me.complexity
-        me.right = _Node(complexity=tempcp - alpha)
-        right_split, right_risk = self.partition(
-            1 + 2 * nodenum, me.right, n1 + nleft, n1 + nleft + nright
-        )
-
-        # my actual C.P., which depends on the children and on grandchildren
-        # who do not collapse before the children
-        tempcp = (me.risk - (left_risk + right_risk)) / (left_split + right_split + 1)
-        if me.right.complexity > me.left.complexity:
-            if tempcp > me.left.complexity:
-                # left son collapses first
-                left_risk = me.left.risk
-                left_split = 0
-                tempcp = (me.risk - (left_risk + right_risk)) / (left_split + right_split + 1)
-                if tempcp > me.right.complexity:
-                    right_risk = me.right.risk
-                    right_split = 0
-        elif tempcp > me.right.complexity:
-            # right son goes first
-            right_split = 0
-            right_risk = me.right.risk
-            tempcp = (me.risk - (left_risk + right_risk)) / (left_split + right_split + 1)
-            if tempcp > me.left.complexity:
-                left_risk = me.left.risk
-                left_split = 0
-        me.complexity = (me.risk - (left_risk + right_risk)) / (left_split + right_split + 1)
-
-        if me.complexity <= alpha:
-            # all was in vain: this node does not split after all
-            me.left = None
-            me.right = None
-            me.splits = None
-            return 0, me.risk
-        return left_split + right_split + 1, left_risk + right_risk
-
-
-def _collect(me: _Node, out: list[RpartSplit]) -> None:
-    """Split rows in rpart's table order (``rpmatrix``: pre-order, left first)."""
-    if me.left is None or me.right is None or me.splits is None:
-        return
-    out.extend(me.splits)
-    _collect(me.left, out)
-    _collect(me.right, out)
-
-
 def _check_xy(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Validate and convert inputs; returns (xt (p, n) C-contiguous, y float64)."""
     X = np.asarray(X, dtype=np.float64)
@@ -276,6 +109,58 @@ def _check_xy(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(X.T), yf
 
 
+def _order_matrix(xt: np.ndarray, orders: Sequence[np.ndarray | None] | None) -> np.ndarray:
+    """(p, n) int64 matrix of ascending orders per column (given ones or NumPy's argsort)."""
+    p, n = xt.shape
+    if orders is None:
+        # NumPy's argsort is SIMD-accelerated; the order of ties does not matter
+        # (tied columns are re-sorted by rpart's own quicksort)
+        return np.argsort(xt, axis=1)
+    if len(orders) != p:
+        raise ValueError(f"{len(orders)} orders given for {p} columns")
+    out = np.empty((p, n), dtype=np.int64)
+    for j, o in enumerate(orders):
+        if o is None:
+            out[j] = np.argsort(xt[j])
+        else:
+            o = np.asarray(o)
+            if o.shape != (n,):
+                raise ValueError(f"orders[{j}] has shape {o.shape}, expected ({n},)")
+            out[j] = o
+    if not _k.orders_valid(xt, out):
+        raise ValueError("orders must be permutations sorting each column ascending")
+    return out
+
+
+def _fit_arrays(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    maxdepth: int,
+    minsplit: int,
+    minbucket: int,
+    cp: float,
+    maxcompete: int,
+    orders: Sequence[np.ndarray | None] | None,
+) -> tuple[np.ndarray, ...]:
+    """Run the rpart kernel; returns (node, var, index, count, ncat, improve, primary)."""
+    if not 1 <= maxdepth <= 30:
+        raise ValueError("maxdepth must be in 1..30 (as rpart.control)")
+    if maxcompete < 0:
+        raise ValueError("maxcompete must be >= 0")
+    xt, yf = _check_xy(X, y)
+    return _k.rpart_anova(
+        xt,
+        yf,
+        _order_matrix(xt, orders),
+        int(maxdepth),
+        max(int(minsplit), 1),
+        max(int(minbucket), 1),
+        float(cp),
+        int(maxcompete),
+    )
+
+
 def rpart_split_table(
     X: np.ndarray,
     y: np.ndarray,
@@ -285,6 +170,7 @@ def rpart_split_table(
     minbucket: int = 7,
     cp: float = 0.01,
     maxcompete: int = 4,
+    orders: Sequence[np.ndarray | None] | None = None,
 ) -> list[RpartSplit]:
     """Primary and competitor rows of ``rpart(y ~ ., method = "anova")$splits``.
 
@@ -298,36 +184,37 @@ def rpart_split_table(
         X: (n, p) predictors, the node's rows in their original order.
         y: length-n numeric response (bsnsing passes 0/1).
         maxdepth, minsplit, minbucket, cp, maxcompete: as ``rpart.control``.
+        orders: optionally, per column, any ascending order of that column's
+            node values (e.g. the stable ``np.argsort(X[:, j], kind="stable")``
+            that binarization uses); None entries are sorted here. Saves the
+            sorts; the result does not depend on it.
 
     Returns:
         The split rows; empty when rpart does not split the root.
     """
-    if maxdepth < 1 or maxdepth > 30:
-        raise ValueError("maxdepth must be in 1..30 (as rpart.control)")
-    if maxcompete < 0:
-        raise ValueError("maxcompete must be >= 0")
-    xt, yf = _check_xy(X, y)
-    p, n = xt.shape
-    if n == 0 or p == 0:
-        return []
-    fit = _Fit(
-        xt,
-        yf,
+    node, var, index, count, ncat, improve, primary = _fit_arrays(
+        X,
+        y,
         maxdepth=maxdepth,
-        minsplit=max(int(minsplit), 1),
-        minbucket=max(int(minbucket), 1),
+        minsplit=minsplit,
+        minbucket=minbucket,
         cp=cp,
         maxcompete=maxcompete,
+        orders=orders,
     )
-    root = _Node(complexity=0.0)
-    root.num_obs = n
-    root.risk = _k.anovass_range(yf, np.arange(n, dtype=np.int64), 0, n)
-    root.complexity = root.risk
-    fit.alpha = fit.complexity * root.risk
-    fit.partition(1, root, 0, n)
-    out: list[RpartSplit] = []
-    _collect(root, out)
-    return out
+    return [
+        RpartSplit(int(a), int(b), float(c), int(d), int(e), float(f), bool(g))
+        for a, b, c, d, e, f, g in zip(
+            node.tolist(),
+            var.tolist(),
+            index.tolist(),
+            count.tolist(),
+            ncat.tolist(),
+            improve.tolist(),
+            primary.tolist(),
+            strict=True,
+        )
+    ]
 
 
 def rpart_splits(
@@ -339,6 +226,7 @@ def rpart_splits(
     minbucket: int = 7,
     cp: float = 0.01,
     maxcompete: int = 4,
+    orders: Sequence[np.ndarray | None] | None = None,
 ) -> list[tuple[int, float]]:
     """(column index, split point) of every count > 0 row of rpart's split table.
 
@@ -346,18 +234,17 @@ def rpart_splits(
     points are the exact doubles rpart holds (midpoints of adjacent distinct
     values).
     """
-    return [
-        (s.var, s.index)
-        for s in rpart_split_table(
-            X,
-            y,
-            maxdepth=maxdepth,
-            minsplit=minsplit,
-            minbucket=minbucket,
-            cp=cp,
-            maxcompete=maxcompete,
-        )
-    ]
+    _, var, index, _, _, _, _ = _fit_arrays(
+        X,
+        y,
+        maxdepth=maxdepth,
+        minsplit=minsplit,
+        minbucket=minbucket,
+        cp=cp,
+        maxcompete=maxcompete,
+        orders=orders,
+    )
+    return list(zip(var.tolist(), index.tolist(), strict=True))
 
 
 # ---------------------------------------------------------------------------
@@ -365,6 +252,9 @@ def rpart_splits(
 # ---------------------------------------------------------------------------
 
 _NUM = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?")
+#: 10**k is exact in an x87 long double (64-bit significand) up to k = 27.
+_EXACT_POW10 = 27
+_POW10 = [10**k for k in range(_EXACT_POW10 + 1)]
 
 
 def _round_bits(num: int, den: int, bits: int) -> tuple[int, int]:
@@ -415,6 +305,15 @@ def _r_atof_fast(text: str) -> float:
         from .rformat import r_atof
 
         return r_atof(text)
+    if -_EXACT_POW10 <= expn <= 0:
+        # 10**k is exact in long double for k <= 27, so R computes
+        # round64(mant / 10**k) and then rounds that to double
+        q, s = _round_bits(mant, _POW10[-expn], 64)
+        h, r = divmod(q, 2048)  # 64 -> 53 bits, ties to even
+        if r > 1024 or (r == 1024 and h & 1):
+            h += 1
+        v = math.ldexp(h, 11 - s)
+        return -v if sign == "-" else v
 
     def ld(mm: int, ee: int) -> tuple[int, int]:
         q, s = _round_bits(mm, 1, 64)
@@ -465,22 +364,49 @@ class ExternalQuestion:
     text: str
 
 
-def _specs_from_splits(
-    splits: Sequence[tuple[int, float]],
+def _native_questions(
+    X: np.ndarray,
     names: Sequence[str],
+    y: np.ndarray,
     cut: Literal["printed", "exact"],
-) -> list[ExternalQuestion]:
+    orders: Sequence[np.ndarray | None] | None,
+) -> tuple[np.ndarray, list[str], list[int], list[float], list[float]]:
+    """Hot path: (xt, texts, cols, splits, cuts) with texts in bsnsing's order."""
     from .rformat import format_r
 
     if cut not in ("printed", "exact"):
         raise ValueError(f"cut must be 'printed' or 'exact', got {cut!r}")
-    printed = []
-    for col, c in splits:
-        s = format_r(c)
-        printed.append((col, c, s, _r_atof_fast(s) if cut == "printed" else c))
-    out = [ExternalQuestion(col, "<", c, v, f"{names[col]} < {s}") for col, c, s, v in printed]
-    out += [ExternalQuestion(col, ">=", c, v, f"{names[col]} >= {s}") for col, c, s, v in printed]
-    return out
+    xt, yf = _check_xy(X, y)
+    if xt.shape[0] != len(names):
+        raise ValueError("names must have one entry per column of X")
+    _, var, index, _, _, _, _ = _k.rpart_anova(xt, yf, _order_matrix(xt, orders), 2, 20, 7, 0.01, 4)
+    cols = var.tolist()
+    splits = index.tolist()
+    printed = [format_r(c) for c in splits]
+    cuts = [_r_atof_fast(t) for t in printed] if cut == "printed" else splits
+    lt = [f"{names[j]} < {t}" for j, t in zip(cols, printed, strict=True)]
+    ge = [f"{names[j]} >= {t}" for j, t in zip(cols, printed, strict=True)]
+    return xt, lt + ge, cols + cols, splits + splits, cuts + cuts
+
+
+def _r_questions(
+    X: np.ndarray, names: Sequence[str], y: np.ndarray
+) -> tuple[np.ndarray, list[str], list[int], list[float]]:
+    """Questions from R's rpart: (xt, texts, cols, cuts as R parses them)."""
+    from .r.rpart import r_rpart_questions
+
+    xt, _ = _check_xy(X, y)
+    if xt.shape[0] != len(names):
+        raise ValueError("names must have one entry per column of X")
+    texts = r_rpart_questions(X, names, y)
+    col_of = {nm: j for j, nm in reversed(list(enumerate(names)))}
+    cols: list[int] = []
+    cuts: list[float] = []
+    for t in texts:
+        nm, _, num = t.rsplit(" ", 2)
+        cols.append(col_of[nm])
+        cuts.append(_r_atof_fast(num))
+    return xt, texts, cols, cuts
 
 
 def external_specs(
@@ -490,6 +416,7 @@ def external_specs(
     method: ExternalMethod = "rpart",
     *,
     cut: Literal["printed", "exact"] = "printed",
+    orders: Sequence[np.ndarray | None] | None = None,
 ) -> list[ExternalQuestion]:
     """The external questions of a node, in bsnsing's order, with their metadata.
 
@@ -498,23 +425,18 @@ def external_specs(
     question texts, so ``split`` is then the printed cut as R parses it.
     """
     names = list(names)
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[1] != len(names):
-        raise ValueError("names must have one entry per column of X")
     if method == "rpart":
-        return _specs_from_splits(rpart_splits(X, y), names, cut)
-    if method == "r":
-        from .r.rpart import r_rpart_questions
-
-        texts = r_rpart_questions(X, names, y)
-        col_of = {nm: j for j, nm in reversed(list(enumerate(names)))}
-        out = []
-        for t in texts:
-            nm, op, num = t.rsplit(" ", 2)
-            v = _r_atof_fast(num)
-            out.append(ExternalQuestion(col_of[nm], op, v, v, t))
-        return out
-    raise ValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
+        _, texts, cols, splits, cuts = _native_questions(X, names, y, cut, orders)
+    elif method == "r":
+        _, texts, cols, cuts = _r_questions(X, names, y)
+        splits = cuts
+    else:
+        raise ValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
+    half = len(texts) // 2
+    return [
+        ExternalQuestion(j, "<" if q < half else ">=", sp, cu, t)
+        for q, (j, sp, cu, t) in enumerate(zip(cols, splits, cuts, texts, strict=True))
+    ]
 
 
 def external_questions(
@@ -524,6 +446,7 @@ def external_questions(
     method: ExternalMethod = "rpart",
     *,
     cut: Literal["printed", "exact"] = "printed",
+    orders: Sequence[np.ndarray | None] | None = None,
 ) -> tuple[list[str], np.ndarray]:
     """bsnsing's external questions at a node and their answers.
 
@@ -534,7 +457,12 @@ def external_questions(
         method: ``"rpart"`` (native, default) or ``"r"`` (R's rpart via rpy2).
         cut: ``"printed"`` (default, as R bsnsing: the answer of ``v < c`` is
             computed with the 15-digit printed ``c`` as R's parser reads it)
-            or ``"exact"`` (rpart's exact double).
+            or ``"exact"`` (rpart's exact double). Ignored by ``method="r"``
+            (always the printed cut).
+        orders: optionally, per column, an ascending order of the node's
+            values, e.g. the stable orders binarization computes
+            (``np.argsort(X[:, j], kind="stable")``); saves the sorting, which
+            is most of the cost. Ignored by ``method="r"``.
 
     Returns:
         ``(texts, answers)``: the texts ``"v < c"`` for every split row in
@@ -543,10 +471,18 @@ def external_questions(
         when rpart proposes nothing (fewer than ``minsplit`` rows, a pure
         node, constant columns, ...).
     """
-    specs = external_specs(X, names, y, method, cut=cut)
-    xt = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
-    cols = np.array([q.col for q in specs], dtype=np.int64)
-    ops = np.array([0 if q.op == "<" else 1 for q in specs], dtype=np.int64)
-    cuts = np.array([q.cut for q in specs], dtype=np.float64)
-    answers = _k.answer_matrix(xt, cols, ops, cuts)
-    return [q.text for q in specs], answers
+    names = list(names)
+    if method == "rpart":
+        xt, texts, cols, _, cuts = _native_questions(X, names, y, cut, orders)
+    elif method == "r":
+        xt, texts, cols, cuts = _r_questions(X, names, y)
+    else:
+        raise ValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
+    half = len(texts) // 2
+    answers = _k.answer_matrix(
+        xt,
+        np.array(cols, dtype=np.int64),
+        (np.arange(len(texts)) >= half).astype(np.int64),
+        np.array(cuts, dtype=np.float64),
+    )
+    return texts, answers

@@ -43,6 +43,7 @@ _KP_MAX = 27
 #: ``tbl[k + 1]`` of format.c: the double literal ``1ek`` widened to long double.
 _TBL = [Fraction(float(f"1e{k}")) for k in range(_KP_MAX + 1)]
 _TEN14 = 10**14
+_DBL_MAX = Fraction(1.7976931348623157e308)
 #: Largest k for which the double literal 1ek is exactly 10**k.
 _EXACT_TBL_MAX = 22
 
@@ -245,8 +246,6 @@ def r_atof(text: str) -> float:
         ans = _round_bits(ans / _ld_pow10_fac(-expn))
     elif expn > 0:
         ans = _round_bits(ans * _ld_pow10_fac(expn))
-    try:
-        val = float(_round_bits(ans, 53))
-    except OverflowError:
-        val = math.inf
-    return sign * val
+    if ans > _DBL_MAX:  # R: explicit overflow to infinity
+        return sign * math.inf
+    return sign * float(_round_bits(ans, 53))

@@ -46,7 +46,11 @@ MAX_RULES_CAP = 10
 #: above this many questions the Gram matrices (2 x m^2 int32) are not built
 _GRAM_MAX_COLS = 4096
 #: Gram matrices are counted in parallel from this many word operations (m^2 * words)
-_GRAM_PAR_WORK = 1 << 24
+_GRAM_PAR_WORK = 1 << 27
+#: overrides of the kernels' chunk size / parallel threshold in child slots (tests use
+#: tiny values to exercise chunk boundaries and the parallel code on small problems)
+_CHUNK_SLOTS: int | None = None
+_PAR_MIN_SLOTS: int | None = None
 
 
 @dataclass(frozen=True)
@@ -275,16 +279,19 @@ def _enum_py(
     pos = y == 1
     n1 = int(pos.sum())
     n0 = n - n1
-    Bp = B[pos].astype(np.int64)
-    Bn = B[~pos].astype(np.int64)
+    # class-wise transposed copies (question x row) in floating point, so that the
+    # counting products below run in BLAS; float32 sums of 0/1 terms are exact below 2**24
+    dt = np.float32 if n < 2**24 else np.float64
+    Bp = np.ascontiguousarray(B[pos].T, dtype=dt)
+    Bn = np.ascontiguousarray(B[~pos].T, dtype=dt)
     vbest: float = n0 * n1 / 2
     best: tuple[int, ...] = ()
     neval = 0
 
     # level 1: every single column
     level: list[tuple[tuple[int, ...], int, int, float]] = []
-    tps = Bp.sum(axis=0)
-    fps = Bn.sum(axis=0)
+    tps = Bp.sum(axis=1, dtype=np.int64)
+    fps = Bn.sum(axis=1, dtype=np.int64)
     for j in range(m):
         tp, fp = int(tps[j]), int(fps[j])
         fn = n1 - tp
@@ -311,12 +318,12 @@ def _enum_py(
             if not cand:
                 continue
             # rows the parent leaves uncovered; a child adds those its new column covers
-            free_p = ~Bp[:, list(cols)].any(axis=1)
-            free_n = ~Bn[:, list(cols)].any(axis=1)
-            add_tp = free_p.astype(np.int64) @ Bp[:, cand]
-            add_fp = free_n.astype(np.int64) @ Bn[:, cand]
+            free_p = (Bp[list(cols)].sum(axis=0) == 0).astype(dt)
+            free_n = (Bn[list(cols)].sum(axis=0) == 0).astype(dt)
+            add_tp = (Bp @ free_p)[cand].astype(np.int64).tolist()
+            add_fp = (Bn @ free_n)[cand].astype(np.int64).tolist()
             ptp = n1 - pfn
-            for j, atp, afp in zip(cand, add_tp.tolist(), add_fp.tolist(), strict=True):
+            for j, atp, afp in zip(cand, add_tp, add_fp, strict=True):
                 tp, fp = ptp + atp, pfp + afp
                 fn = n1 - tp
                 neval += 1
@@ -381,6 +388,8 @@ def _enum_numba(
     nsgc_ = bool(nsgc)
     vb2 = np.int64(n0) * np.int64(n1)
     nthreads = int(numba.get_num_threads())
+    chunk = np.int64(K.CHUNK_SLOTS if _CHUNK_SLOTS is None else _CHUNK_SLOTS)
+    par_min = np.int64(K.PAR_MIN_SLOTS if _PAR_MIN_SLOTS is None else _PAR_MIN_SLOTS)
 
     keep, pfp, pfn, ptau, vb2, best_j = K.level_one(cp, cn, n1_, n0_, ns_, nsgc_, vb2)
     neval = m
@@ -406,12 +415,12 @@ def _enum_numba(
             ccols, cfp, cfn, ctau, vb2, bp, bj, ne = out
         elif store:
             out = K.extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_, pcols,
-                                 pfp, pfn, ptau, vb2, ns_, nsgc_, nthreads > 1)
+                                 pfp, pfn, ptau, vb2, ns_, nsgc_, nthreads > 1, chunk, par_min)
             ccols, cfp, cfn, ctau, vb2, bp, bj, ne = out
         else:
             vb2, bp, bj, ne = K.last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_,
                                            pcols, pfp, pfn, ptau, vb2, ns_, nsgc_,
-                                           np.int64(nthreads))
+                                           np.int64(nthreads), chunk, par_min)
             ccols = np.empty((0, k + 1), dtype=np.int64)
             cfp = cfn = ctau = np.empty(0, dtype=np.int64)
         neval += int(ne)

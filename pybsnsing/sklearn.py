@@ -52,7 +52,12 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import (
+    check_array,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+)
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data
@@ -75,10 +80,14 @@ class MissingValuesWarning(UserWarning):
 
 def _validate(est: BaseEstimator, X: Any, y: Any = "no_validation", **kwargs: Any) -> Any:
     """scikit-learn's ``validate_data`` (>= 1.6) or ``BaseEstimator._validate_data``."""
-    kwargs[_FINITE_KW] = "allow-nan"
+    if not kwargs.get("skip_check_array"):
+        kwargs[_FINITE_KW] = "allow-nan"
     if _sk_validate_data is not None:
         return _sk_validate_data(est, X, y, **kwargs)
-    return est._validate_data(X, y, **kwargs)  # pragma: no cover - older scikit-learn
+    # pragma: no cover - scikit-learn < 1.6, where the flag is named cast_to_ndarray
+    if kwargs.pop("skip_check_array", False):
+        kwargs["cast_to_ndarray"] = False
+    return est._validate_data(X, y, **kwargs)
 
 
 def _response_name(columns: list[str]) -> str:
@@ -192,16 +201,35 @@ class BsnsingClassifier(ClassifierMixin, BaseEstimator):
     def _frame(self, X: Any, *, fit: bool, y: Any = None) -> tuple[pd.DataFrame, Any]:
         """Validate ``X`` (and ``y`` when fitting); return the data frame bsnsing sees."""
         is_frame = isinstance(X, pd.DataFrame)
-        keep_types = is_frame or (not fit and getattr(self, "_fitted_on_frame", False))
-        dtype = None if keep_types else np.float64
-        if fit:
-            Xv, yv = _validate(self, X, y, reset=True, dtype=dtype)
-        else:
-            Xv = _validate(self, X, reset=False, dtype=dtype)
-            yv = None
+        yv = None
         if is_frame:
+            # scikit-learn checks the names and the number of columns only:
+            # converting a frame with categorical (or mixed) columns to one
+            # array would fail or lose the column types bsnsing needs.
+            if fit:
+                _validate(self, X, y, reset=True, skip_check_array=True)
+                yv = column_or_1d(y, warn=True)
+                check_consistent_length(X, yv)
+                if yv.dtype.kind in "fc" and not np.isfinite(yv).all():
+                    raise ValueError("Input y contains NaN or infinity.")
+            else:
+                _validate(self, X, reset=False, skip_check_array=True)
+            if X.shape[0] < 1:
+                raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a "
+                                 "minimum of 1 is required.")
+            if X.shape[1] < 1:
+                raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a "
+                                 "minimum of 1 is required.")
             frame = X.reset_index(drop=True).copy()
         else:
+            # an array: numbers, unless the model was fitted on a frame (whose
+            # factor columns may come back as an object array)
+            keep_types = not fit and getattr(self, "_fitted_on_frame", False)
+            dtype = None if keep_types else np.float64
+            if fit:
+                Xv, yv = _validate(self, X, y, reset=True, dtype=dtype)
+            else:
+                Xv = _validate(self, X, reset=False, dtype=dtype)
             frame = pd.DataFrame(np.asarray(Xv))
         if fit:
             from .datasets import make_names

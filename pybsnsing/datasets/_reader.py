@@ -35,14 +35,21 @@ Every golden fixture of the R cross-check was fitted on data read by
     ``collation="codepoint"`` for R in the ``C`` locale. Unquoted character fields keep
     their white space (``strip.white = FALSE``).
 
-* Step 2 converts the column to character the way R's ``as.character`` does (integers
-  as digits, doubles with up to 15 significant digits, logicals as ``TRUE``/``FALSE``)
-  and matches it against the listed levels; values not among them become missing, as in
-  R's ``factor(x, levels = ...)``.
+* Step 2 converts the column to character exactly as R 4.2's ``as.character`` does
+  (integers as digits; doubles with at most 15 significant digits, scaled in long double
+  as R's ``formatReal`` does, trailing zeros dropped, fixed or scientific notation,
+  whichever is narrower; logicals as ``TRUE``/``FALSE``) and matches it against the
+  listed levels; values not among them become missing, as in R's
+  ``factor(x, levels = ...)``.
 
-Not supported (never used by the reference data): a header line with one field fewer
-than the data lines (R then takes the first column as row names), comment characters,
-and quoted ``NA`` strings being kept as text (both R and pandas read them as missing).
+A quoted ``"NA"`` is missing too, as in R. Not supported (never used by the reference
+data): a header line with one field fewer than the data lines (R then takes the first
+column as row names), comment characters, a byte-order mark in the header, and the
+distinction between ``NA`` and ``NaN`` in double columns (both are ``NaN`` in pandas).
+
+All of this was checked against R 4.2.2 itself (the fixtures' build): every bundled data
+set, a table of edge cases (``tests/test_datasets.py``) and 100,000 random doubles
+through ``as.character``.
 """
 
 from __future__ import annotations

@@ -177,18 +177,20 @@ def _draw(ax: Axes, lay: _Layout, tree: Any, *, fontsize: float, class_colors: S
                     linespacing=1.15, zorder=3,
                     bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
     # limits: one unit = one leaf column across, one depth level down
-    if column_in is not None and level_in is not None and top_in is not None:
-        bbox = ax.get_position()
-        fig_w, fig_h = ax.figure.get_size_inches()
-        width_units = bbox.width * fig_w / column_in
-        centre = 0.5 * (lay.n_leaves - 1)
-        ax.set_xlim(centre - width_units / 2, centre + width_units / 2)
-        top = top_in / level_in
-        ax.set_ylim(top - bbox.height * fig_h / level_in, top)
-    else:  # a user-given figure size or axes: fit the tree into them
-        ax.set_xlim(-0.6, lay.n_leaves - 0.4)
-        ax.set_ylim(-(lay.max_depth + 0.95), 0.45 + (0.25 if title else 0.0)
-                    + (0.25 if legend else 0.0))
+    bbox = ax.get_position()
+    fig_w, fig_h = ax.figure.get_size_inches()
+    width_in, height_in = bbox.width * fig_w, bbox.height * fig_h
+    if column_in is None or level_in is None or top_in is None:
+        # a figure size or axes given by the user: share out what is there
+        top_in = _top_inches(title, legend, fs)
+        column_in = width_in / (lay.n_leaves + 0.3)
+        spare = height_in - top_in - _bottom_inches(lay, fs)
+        level_in = max(0.2, spare / lay.max_depth) if lay.max_depth else 1.0
+    centre = 0.5 * (lay.n_leaves - 1)
+    half = 0.5 * width_in / column_in
+    ax.set_xlim(centre - half, centre + half)
+    top = top_in / level_in
+    ax.set_ylim(top - height_in / level_in, top)
     from matplotlib.transforms import ScaledTranslation
 
     if title:
@@ -298,12 +300,13 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
         import matplotlib.pyplot as plt
 
         fig = plt.figure(figsize=size, dpi=dpi)
-    fig_h = size[1]
-    y_top = 1.0 - (suptitle_in / auto_h if not fixed else (0.06 if suptitle_in else 0.0))
+    top_share = (0.06 if suptitle_in else 0.0) if fixed else suptitle_in / auto_h
+    avail = 1.0 - top_share  # the panels share the rest in proportion to their heights
+    y_top = avail
     total = sum(heights)
     for lay, (one, _), t, lev, top, h, col in zip(layouts, selected, titles, levels, tops,
                                                  heights, columns, strict=True):
-        share = h / total * (y_top if fixed else (auto_h - suptitle_in) / fig_h)
+        share = h / total * avail
         a = fig.add_axes((0.0, y_top - share, 1.0, share))
         y_top -= share
         _draw(a, lay, one, fontsize=fs, class_colors=class_colors, rule_color=rule_color,

@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["RocResult", "roc_auc", "plot_roc"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RocResult:
     """An ROC curve as R's ``ROC_func`` builds it.
 

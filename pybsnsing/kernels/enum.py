@@ -56,12 +56,12 @@ __all__ = [
     "last_level",
 ]
 
-#: child slots (parents x columns) buffered per chunk of a stored level
-CHUNK_SLOTS = 1 << 19
-#: parents per chunk of the last level (only per-parent summaries are buffered)
-LAST_CHUNK = 4096
-#: a chunk goes parallel only when it holds at least this many child slots
-PAR_MIN_SLOTS = 1 << 17
+#: default child slots (parents x columns) per chunk: bounds the stored level's buffers
+#: (9 bytes a slot) and sets how much work one parallel region gets
+CHUNK_SLOTS = 1 << 21
+#: default least child slots of a chunk counted in parallel (some ms of work), so that the
+#: thread start-up and the stalls of a loaded machine stay negligible
+PAR_MIN_SLOTS = 1 << 20
 
 _BIG = np.int64(1) << np.int64(62)
 
@@ -424,8 +424,8 @@ def _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pf
             _parent_cover(Xp, Xn, pcols, p, k, covp, covn, t)
             have_cov = True
         tp, fp = _child_counts(Xp, Xn, covp, covn, t, j)
-        work[t, 0, j] = tp
-        work[t, 1, j] = fp
+        work[t, 0, j] = np.int32(tp)
+        work[t, 1, j] = np.int32(fp)
         status[t, j] = 1
 
 
@@ -451,11 +451,12 @@ def _fill_chunk(ptau2, vb2, p0, P, idx, cap):
 
 @njit(cache=True)
 def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
-                 vb2, node_size, nsgc, parallel):
+                 vb2, node_size, nsgc, parallel, chunk_slots, par_min_slots):
     """One stored level (its kept children are extended later) from parents ``pcols``.
 
     ``use_gram``: prune by pair-count bounds (``Gp``/``Gn`` valid); ``parallel``: count
-    large chunks in parallel.
+    chunks of at least ``par_min_slots`` child slots in parallel; a chunk holds at most
+    ``chunk_slots`` slots (at least 16 parents).
 
     Returns ``(ccols, cfp, cfn, ctau2, vb2, best_p, best_j, neval)``: the kept children
     (P' x (k+1)) with their FP, FN and doubled bounds, the new doubled incumbent, the parent
@@ -473,10 +474,10 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
     neval = np.int64(0)
     best_p = -1
     best_j = -1
-    cap = max(16, CHUNK_SLOTS // max(m, 1))
+    cap = max(16, chunk_slots // max(m, 1))
     idx = np.empty(cap, np.int64)
     status = np.empty((cap, m), np.int8)
-    work = np.empty((cap, 2, m), np.int64)
+    work = np.empty((cap, 2, m), np.int32)
     covp = np.empty((cap, Xp.shape[1]), np.uint64)
     covn = np.empty((cap, Xn.shape[1]), np.uint64)
     p0 = 0
@@ -484,7 +485,7 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
         c, p0 = _fill_chunk(ptau2, vb2, p0, P, idx, cap)
         if c == 0:
             break
-        if parallel and c * m >= PAR_MIN_SLOTS:
+        if parallel and c * m >= par_min_slots:
             _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
                                     pfp, pfn, idx, c, vb2, covp, covn, status, work)
         else:
@@ -504,8 +505,8 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                 neval += 1
                 if st == 0:
                     continue
-                tp = work[t, 0, j]
-                fp = work[t, 1, j]
+                tp = np.int64(work[t, 0, j])
+                fp = np.int64(work[t, 1, j])
                 fn = n1 - tp
                 npos = tp + fp
                 if npos < node_size or n - npos < node_size:
@@ -583,6 +584,71 @@ def _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
     bestj[t] = bj
 
 
+@njit(cache=True)
+def _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx, t,
+                    vb2, node_size, nsgc, covp, covn, row, elig, bestv, bestj):
+    """:func:`_last_phase1` for parents of two questions (level 3), with the parent's
+    columns, groups and Gram rows hoisted out of the loop over children."""
+    m = Xp.shape[0]
+    n = n1 + n0
+    p = idx[t]
+    a = pcols[p, 0]
+    b = pcols[p, 1]
+    ga = grp[a]
+    gb = grp[b]
+    pf = pfp[p]
+    pn = pfn[p]
+    tp_s = n1 - pn
+    cpa = cp[a]
+    cpb = cp[b]
+    cna = cn[a]
+    cnb = cn[b]
+    Gpa = Gp[a]
+    Gpb = Gp[b]
+    Gna = Gn[a]
+    Gnb = Gn[b]
+    e = 0
+    bv = vb2
+    bj = -1
+    have_cov = False
+    for j in range(b + 1, m):
+        g = grp[j]
+        if g == ga or g == gb:
+            continue
+        e += 1
+        if use_gram:
+            gpa = np.int64(Gpa[j])
+            gpb = np.int64(Gpb[j])
+            gna = np.int64(Gna[j])
+            gnb = np.int64(Gnb[j])
+            cpj = cp[j]
+            cnj = cn[j]
+            tlo = max(tp_s, max(cpa - gpa, cpb - gpb) + cpj)
+            flo = max(pf, max(cna - gna, cnb - gnb) + cnj)
+            thi = min(n1, tp_s + cpj - max(gpa, gpb))
+            fhi = min(n0, pf + cnj - max(gna, gnb))
+            if _lb_v2(flo, fhi, n1 - thi, n1 - tlo, n1, n0) >= bv:
+                continue
+        if not have_cov:
+            _parent_cover(Xp, Xn, pcols, p, 2, covp, covn, row)
+            have_cov = True
+        tp, fp = _child_counts(Xp, Xn, covp, covn, row, j)
+        fn = n1 - tp
+        npos = tp + fp
+        if npos < node_size or n - npos < node_size:
+            continue
+        if fp == pf and fn == pn:
+            continue
+        v2 = _v2(fp, fn, n1, n0)
+        if v2 < bv:
+            if (not nsgc) or _nsgc_ok(tp, fp, fn, n0 - fp):
+                bv = v2
+                bj = j
+    elig[t] = e
+    bestv[t] = bv
+    bestj[t] = bj
+
+
 @njit(cache=True, parallel=True)
 def _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                           idx, c, vb2, node_size, nsgc, covp, covn, elig, bestv, bestj):
@@ -590,13 +656,19 @@ def _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, 
     # block b owns scratch row b and the parents b, b + nb, b + 2*nb, ...
     for b in prange(nb):
         for t in range(b, c, nb):
-            _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
-                         idx, t, vb2, node_size, nsgc, covp, covn, b, elig, bestv, bestj)
+            if pcols.shape[1] == 2:
+                _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
+                                pfn, idx, t, vb2, node_size, nsgc, covp, covn, b, elig,
+                                bestv, bestj)
+            else:
+                _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
+                             pfn, idx, t, vb2, node_size, nsgc, covp, covn, b, elig, bestv,
+                             bestj)
 
 
 @njit(cache=True)
 def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2,
-               node_size, nsgc, nblocks):
+               node_size, nsgc, nblocks, chunk_slots, par_min_slots):
     """The last level (rules of ``max_rules`` questions): nothing is stored.
 
     Phase 1 summarises each parent of a chunk (its number of children and its first best
@@ -604,35 +676,44 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
     skipped, otherwise it adds its children to ``neval`` and its best child replaces the
     incumbent when strictly better -- exactly what the child-by-child scan does, since the
     improvements within one parent are strictly decreasing.  ``nblocks`` > 1 runs phase 1
-    in parallel over that many scratch rows when a chunk is large.
+    in parallel over that many scratch rows for chunks of at least ``par_min_slots`` child
+    slots; a chunk holds at most ``chunk_slots`` slots (at least 16 parents).
 
     Returns ``(vb2, best_p, best_j, neval)``.
     """
     m = Xp.shape[0]
     P = pfp.shape[0]
+    k = pcols.shape[1]
     neval = np.int64(0)
     best_p = -1
     best_j = -1
     nb = max(1, nblocks)
-    idx = np.empty(LAST_CHUNK, np.int64)
-    elig = np.empty(LAST_CHUNK, np.int64)
-    bestv = np.empty(LAST_CHUNK, np.int64)
-    bestj = np.empty(LAST_CHUNK, np.int64)
+    cap = max(16, chunk_slots // max(m, 1))
+    idx = np.empty(cap, np.int64)
+    elig = np.empty(cap, np.int64)
+    bestv = np.empty(cap, np.int64)
+    bestj = np.empty(cap, np.int64)
     covp = np.empty((nb, Xp.shape[1]), np.uint64)
     covn = np.empty((nb, Xn.shape[1]), np.uint64)
     p0 = 0
     while p0 < P:
-        c, p0 = _fill_chunk(ptau2, vb2, p0, P, idx, LAST_CHUNK)
+        c, p0 = _fill_chunk(ptau2, vb2, p0, P, idx, cap)
         if c == 0:
             break
-        if nb > 1 and c * m >= PAR_MIN_SLOTS:
+        if nb > 1 and c * m >= par_min_slots:
             _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
                                   pfn, idx, c, vb2, node_size, nsgc, covp, covn, elig, bestv,
                                   bestj)
         else:
             for t in range(c):
-                _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
-                             idx, t, vb2, node_size, nsgc, covp, covn, 0, elig, bestv, bestj)
+                if k == 2:
+                    _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
+                                    pfp, pfn, idx, t, vb2, node_size, nsgc, covp, covn, 0,
+                                    elig, bestv, bestj)
+                else:
+                    _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
+                                 pfn, idx, t, vb2, node_size, nsgc, covp, covn, 0, elig,
+                                 bestv, bestj)
         for t in range(c):
             p = idx[t]
             if ptau2[p] >= vb2:

@@ -741,7 +741,8 @@ def _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, size):
         rec_cost = 0.25 * mF * mF * ((size + 63) // 64 + cws.shape[0] - 1) + size * kf
         if inc_cost < rec_cost:
             src = cur[p, side]
-            k = _fresh_slot(ctx, p, side, mask)
+            base = 1 + 2 * side
+            k = base if src != base else base + 1
             Gs = Gp[src]
             Go = Gp[k]
             for c in range(Go.shape[0]):
@@ -751,6 +752,7 @@ def _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, size):
                     for j in range(mF):
                         gi[j] = hi[j]
             _gram_update(Go, mF, mask, pm, cws, indptr, indices, g2l, cls_of_word, lst)
+            _fresh_slot(ctx, p, side, mask)  # now marks slot k current, remembers mask
             meta[M_NINC] += 1
             return
     k = _fresh_slot(ctx, p, side, mask)
@@ -959,145 +961,95 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
 
 
 @njit(cache=True)
-def _build(dat, buf, ctx, store, meta, A, B, level, side, d, n, root_dec,
-           nfeat, nleft, nright, ncnt, ncost, nnodes):
-    """Rebuild the optimal tree of (level, side, d, n) top-down; returns its node id."""
+def _prepare_children(dat, buf, level, side, f):
+    """Write the two children of (level, side) on feature f into level + 1."""
     Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
     masks, cnts, hs, simm, simh, simv, simnext, feats = buf
-    if root_dec[0] >= -1 and root_dec[3] == 1:
-        f = root_dec[0]
-        nl = root_dec[1]
-        nr = root_dec[2]
-        cost = root_dec[4]
-        root_dec[3] = 0
-    else:
-        st, cost, f, nl, nr = _solve(dat, buf, ctx, store, meta, A, B, np.inf, level, side,
-                                     d, n, INF)
-    k = nnodes[0]
-    nnodes[0] = k + 1
-    ncnt[k, :] = cnts[level, side]
-    ncost[k] = cost
-    nfeat[k] = f
-    nleft[k] = -1
-    nright[k] = -1
-    if f < 0:
-        return k
-    _split_children(masks[level, side], Xb[f], masks[level + 1, 0], masks[level + 1, 1], cws,
-                    salt, cnts[level + 1, 0], cnts[level + 1, 1])
-    hs[level + 1, 0, 0], hs[level + 1, 0, 1] = _hash_mask(masks[level + 1, 0], salt)
-    hs[level + 1, 1, 0], hs[level + 1, 1, 1] = _hash_mask(masks[level + 1, 1], salt)
-    # the right child's mask must survive the left subtree's rebuild: park it one level down
-    kl = _build(dat, buf, ctx, store, meta, A, B, level + 1, 0, d - 1, nl, root_dec,
-                nfeat, nleft, nright, ncnt, ncost, nnodes)
-    # recompute the right child (the left rebuild may have overwritten level + 1 state)
-    _split_children(masks[level, side], Xb[f], masks[level + 1, 0], masks[level + 1, 1], cws,
-                    salt, cnts[level + 1, 0], cnts[level + 1, 1])
-    hs[level + 1, 1, 0], hs[level + 1, 1, 1] = _hash_mask(masks[level + 1, 1], salt)
-    kr = _build(dat, buf, ctx, store, meta, A, B, level + 1, 1, d - 1, nr, root_dec,
-                nfeat, nleft, nright, ncnt, ncost, nnodes)
-    nleft[k] = kl
-    nright[k] = kr
-    return k
+    a1, a2, b1, b2 = _split_children(masks[level, side], Xb[f], masks[level + 1, 0],
+                                     masks[level + 1, 1], cws, salt, cnts[level + 1, 0],
+                                     cnts[level + 1, 1])
+    hs[level + 1, 0, 0] = a1
+    hs[level + 1, 0, 1] = a2
+    hs[level + 1, 1, 0] = b1
+    hs[level + 1, 1, 1] = b2
 
 
 @njit(cache=True)
-def murtree_search(Xb, cws, indptr, indices, salt, cls_of_word, dens, root_mask, max_depth,
-                   max_nodes, A, B, time_limit):
-    """Run the MurTree search; returns the tree arrays and search statistics.
-
-    Returns (feature, left, right, counts, cost, n_nodes, status, root_cost, meta):
-    node arrays of the rebuilt tree (feature -1 = leaf), ``status`` 1 when the
-    tree is proven optimal and 0 when the time limit stopped the search.
-    """
-    t0 = _now()
-    deadline = t0 + time_limit
-    m = Xb.shape[0]
-    W = Xb.shape[1]
-    C = cws.shape[0] - 1
-    L = max_depth + 2
-    masks = np.zeros((L, 2, W), dtype=np.uint64)
-    cnts = np.zeros((L, 2, C), dtype=np.int64)
-    hs = np.zeros((L, 2, 2), dtype=np.int64)
-    simm = np.zeros((L, 2, W), dtype=np.uint64)
-    simh = np.zeros((L, 2, 2), dtype=np.int64)
-    simv = np.zeros((L, 2), dtype=np.int64)
-    simnext = np.zeros(L, dtype=np.int64)
-    feats = np.zeros((L, m), dtype=np.int64)
-    buf = (masks, cnts, hs, simm, simh, simv, simnext, feats)
-    Lg = max(1, max_depth - 2)
-    ctx_on = np.zeros(L, dtype=np.int64)
-    ctx_side = np.zeros(L, dtype=np.int64)
-    ctx_mF = np.zeros(L, dtype=np.int64)
-    loc2glob = np.zeros((L, m), dtype=np.int64)
-    glob2loc = -np.ones((L, m), dtype=np.int64)
-    pg_valid = np.zeros(L, dtype=np.int64)
-    cg_valid = np.zeros((L, 2), dtype=np.int64)
-    Gbuf = np.zeros((Lg, 5, C, m, m), dtype=np.int32)
-    colsT = np.zeros((W + C, m), dtype=np.uint64)
-    Gtmp = np.zeros((C, m, m), dtype=np.int32)
-    l2g_tmp = np.zeros(m, dtype=np.int64)
-    g2l_tmp = -np.ones(m, dtype=np.int64)
-    lws = np.zeros(C + 1, dtype=np.int64)
-    cur = np.zeros((L, 2), dtype=np.int64)
-    prev_mask = np.zeros((Lg, 2, W), dtype=np.uint64)
-    lst = np.zeros(m, dtype=np.int64)
-    inc_ok = np.zeros((L, 2), dtype=np.int64)
-    ctx = (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-           l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok)
-    dat = (Xb, cws, indptr, indices, salt, cls_of_word, dens)
-    store = List()
-    tab = np.empty((1 << 16, 3), dtype=np.int64)
-    tab[:, 2] = -1
-    store.append(tab)
-    store.append(np.empty((1 << 16, R_WIDTH), dtype=np.int64))
-    meta = np.zeros(M_SIZE, dtype=np.int64)
-    meta[M_CHECK] = 1
-    meta[M_RB_COST] = INF
-
+def _set_root(dat, buf, root_mask):
+    """Write the full data set as the root subproblem (level 0, side 0)."""
+    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
+    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
     masks[0, 0, :] = root_mask
-    for c in range(C):
+    for c in range(cws.shape[0] - 1):
         s = np.int64(0)
         for w in range(cws[c], cws[c + 1]):
             s += np.int64(popcnt(root_mask[w]))
         cnts[0, 0, c] = s
     hs[0, 0, 0], hs[0, 0, 1] = _hash_mask(root_mask, salt)
-    d, n = _norm(max_depth, max_nodes)
 
-    # anytime fallback and first upper bound: the optimal tree of depth <= 2 (cheap)
-    fb_d, fb_n = _norm(min(d, 2), min(n, 3))
-    st, fb_cost, fb_f, fb_nl, fb_nr = _solve(dat, buf, ctx, store, meta, A, B, np.inf, 0, 0,
-                                             fb_d, fb_n, INF)
-    status = 1
-    root_dec = np.zeros(5, dtype=np.int64)
-    root_dec[3] = 0
-    bd = d
-    bn = n
-    if d > 2:
-        st, cost, f, nl, nr = _solve(dat, buf, ctx, store, meta, A, B, deadline, 0, 0, d, n,
-                                     fb_cost)
-        if st < 0:
-            status = 0
-            meta[M_TIMEOUT] = 0
-            if meta[M_RB_COST] < fb_cost:
-                root_dec[0] = meta[M_RB_F]
-                root_dec[1] = meta[M_RB_NL]
-                root_dec[2] = meta[M_RB_NR]
-                root_dec[3] = 1
-                root_dec[4] = meta[M_RB_COST]
-            else:
-                bd = fb_d
-                bn = fb_n
-    meta[M_CHECK] = 0
-    meta[M_TIMEOUT] = 0
-    NN = (np.int64(1) << (max_depth + 1)) + 1
-    nfeat = np.zeros(NN, dtype=np.int64)
-    nleft = np.zeros(NN, dtype=np.int64)
-    nright = np.zeros(NN, dtype=np.int64)
-    ncnt = np.zeros((NN, C), dtype=np.int64)
-    ncost = np.zeros(NN, dtype=np.int64)
-    nnodes = np.zeros(1, dtype=np.int64)
-    _build(dat, buf, ctx, store, meta, A, B, 0, 0, bd, bn, root_dec, nfeat, nleft, nright,
-           ncnt, ncost, nnodes)
-    k = nnodes[0]
-    return (nfeat[:k].copy(), nleft[:k].copy(), nright[:k].copy(), ncnt[:k].copy(),
-            ncost[:k].copy(), status, meta)
+
+class SearchState:
+    """All buffers of one search (numba-friendly tuples of arrays).
+
+    Note: the recursive ``_solve`` is only ever called from Python (numba's
+    on-disk cache cannot reload a jitted caller of a recursive function).
+    """
+
+    def __init__(self, Xb, cws, indptr, indices, salt, cls_of_word, dens, max_depth):
+        m, W = Xb.shape
+        C = cws.shape[0] - 1
+        L = max_depth + 2
+        self.dat = (Xb, cws, indptr, indices, salt, cls_of_word, dens)
+        self.buf = (
+            np.zeros((L, 2, W), dtype=np.uint64),  # masks
+            np.zeros((L, 2, C), dtype=np.int64),  # class counts
+            np.zeros((L, 2, 2), dtype=np.int64),  # hashes
+            np.zeros((L, 2, W), dtype=np.uint64),  # similarity: masks
+            np.zeros((L, 2, 2), dtype=np.int64),  # similarity: hashes
+            np.zeros((L, 2), dtype=np.int64),  # similarity: valid
+            np.zeros(L, dtype=np.int64),  # similarity: next slot
+            np.zeros((L, max(m, 1)), dtype=np.int64),  # feature lists
+        )
+        Lg = max(1, max_depth - 2)
+        self.ctx = (
+            np.zeros(L, dtype=np.int64),  # ctx_on
+            np.zeros(L, dtype=np.int64),  # ctx_side
+            np.zeros(L, dtype=np.int64),  # ctx_mF
+            np.zeros((L, m), dtype=np.int64),  # loc2glob
+            -np.ones((L, m), dtype=np.int64),  # glob2loc
+            np.zeros(L, dtype=np.int64),  # pg_valid
+            np.zeros((L, 2), dtype=np.int64),  # cg_valid
+            np.zeros((Lg, 5, C, m, m), dtype=np.int32),  # counters
+            np.zeros((W + C, m), dtype=np.uint64),  # compacted columns
+            np.zeros((C, m, m), dtype=np.int32),  # counters without context
+            np.zeros(m, dtype=np.int64),  # l2g_tmp
+            -np.ones(m, dtype=np.int64),  # g2l_tmp
+            np.zeros(C + 1, dtype=np.int64),  # local class word starts
+            np.zeros((L, 2), dtype=np.int64),  # current counter slot per side
+            np.zeros((L, 2, W), dtype=np.uint64),  # mask of the last counters per side
+            np.zeros(max(m, 1), dtype=np.int64),  # row feature list
+            np.zeros((L, 2), dtype=np.int64),  # incremental update allowed
+        )
+        store = List()
+        tab = np.empty((1 << 14, 3), dtype=np.int64)
+        tab[:, 2] = -1
+        store.append(tab)
+        store.append(np.empty((1 << 14, R_WIDTH), dtype=np.int64))
+        self.store = store
+        self.meta = np.zeros(M_SIZE, dtype=np.int64)
+        self.meta[M_RB_COST] = INF
+
+    def set_root(self, root_mask):
+        _set_root(self.dat, self.buf, root_mask)
+
+    def solve(self, level, side, d, n, ub, A, B, deadline):
+        """Run the search on subproblem (level, side); see ``_solve``."""
+        return _solve(self.dat, self.buf, self.ctx, self.store, self.meta, np.int64(A),
+                      np.int64(B), float(deadline), np.int64(level), np.int64(side),
+                      np.int64(d), np.int64(n), np.int64(ub))
+
+    def prepare_children(self, level, side, f):
+        _prepare_children(self.dat, self.buf, np.int64(level), np.int64(side), np.int64(f))
+
+    def counts(self, level, side):
+        return self.buf[1][level, side].copy()

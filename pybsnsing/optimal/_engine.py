@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import time
+
 import numpy as np
 
 from pybsnsing.kernels import murtree as _k
@@ -60,10 +62,99 @@ def pack(X: np.ndarray, codes: np.ndarray, n_classes: int) -> PackedData:
     return PackedData(Xb, cws, indptr, indices, salt, cls_of_word, dens, root_mask)
 
 
-def run(data: PackedData, max_depth: int, max_nodes: int, A: int, B: int, time_limit: float):
-    """Call the kernel; returns its raw tuple."""
-    return _k.murtree_search(
-        data.Xb, data.cws, data.indptr, data.indices, data.salt, data.cls_of_word, data.dens,
-        data.root_mask, np.int64(max_depth), np.int64(max_nodes), np.int64(A), np.int64(B),
-        float(time_limit),
+@dataclass
+class SearchResult:
+    """The rebuilt tree (flat node arrays) and search statistics."""
+
+    feature: np.ndarray  # int64, -1 = leaf
+    left: np.ndarray
+    right: np.ndarray
+    counts: np.ndarray  # (nodes, C) class counts
+    cost: int  # combined cost A * misclassifications + B * nodes of the root
+    optimal: bool
+    stats: dict
+
+
+def normalise(d: int, n: int) -> tuple[int, int]:
+    """Budgets as the recurrence normalises them: n <= 2^d - 1, d <= n."""
+    n = min(n, (1 << d) - 1)
+    d = min(d, n)
+    return d, n
+
+
+def search(
+    data: PackedData, max_depth: int, max_nodes: int, A: int, B: int, time_limit: float
+) -> SearchResult:
+    """Optimal tree search with an anytime fallback (see the kernel module)."""
+    t0 = time.perf_counter()
+    deadline = t0 + float(time_limit)
+    st = _k.SearchState(data.Xb, data.cws, data.indptr, data.indices, data.salt,
+                        data.cls_of_word, data.dens, max_depth)
+    st.set_root(data.root_mask)
+    meta = st.meta
+    d, n = normalise(max_depth, max_nodes)
+    inf = int(_k.INF)
+    # the optimal tree of depth <= 2: a first upper bound and the anytime fallback
+    fb_d, fb_n = normalise(min(d, 2), min(n, 3))
+    fb = st.solve(0, 0, fb_d, fb_n, inf, A, B, np.inf)
+    optimal = True
+    root_dec = None
+    bd, bn = d, n
+    cost = int(fb[1])
+    if d > 2:
+        meta[_k.M_CHECK] = 1
+        r = st.solve(0, 0, d, n, int(fb[1]), A, B, deadline)
+        meta[_k.M_CHECK] = 0
+        meta[_k.M_TIMEOUT] = 0
+        if r[0] < 0:
+            optimal = False
+            if meta[_k.M_RB_COST] < fb[1]:
+                cost = int(meta[_k.M_RB_COST])
+                root_dec = (int(meta[_k.M_RB_F]), int(meta[_k.M_RB_NL]), int(meta[_k.M_RB_NR]))
+            else:
+                bd, bn = fb_d, fb_n
+        else:
+            cost = int(r[1])
+    feats: list[int] = []
+    lefts: list[int] = []
+    rights: list[int] = []
+    counts: list[np.ndarray] = []
+
+    def build(level: int, side: int, dd: int, nn: int, dec: tuple | None) -> int:
+        if dec is None:
+            _s, _c, f, nl, nr = st.solve(level, side, dd, nn, inf, A, B, np.inf)
+            f, nl, nr = int(f), int(nl), int(nr)
+        else:
+            f, nl, nr = dec
+        k = len(feats)
+        feats.append(f)
+        lefts.append(-1)
+        rights.append(-1)
+        counts.append(st.counts(level, side))
+        if f < 0:
+            return k
+        st.prepare_children(level, side, f)
+        lefts[k] = build(level + 1, 0, dd - 1, nl, None)
+        rights[k] = build(level + 1, 1, dd - 1, nr, None)
+        return k
+
+    build(0, 0, bd, bn, root_dec)
+    stats = {
+        "general_nodes": int(meta[_k.M_NGEN]),
+        "depth2_solves": int(meta[_k.M_NTERM]),
+        "counter_recounts": int(meta[_k.M_NGRAM]),
+        "counter_subtractions": int(meta[_k.M_NSUB]),
+        "counter_row_updates": int(meta[_k.M_NINC]),
+        "similarity_cuts": int(meta[_k.M_NSIM]),
+        "cache_entries": int(meta[_k.M_TABN]),
+        "cache_records": int(meta[_k.M_RECN]),
+    }
+    return SearchResult(
+        feature=np.array(feats, dtype=np.int64),
+        left=np.array(lefts, dtype=np.int64),
+        right=np.array(rights, dtype=np.int64),
+        counts=np.array(counts, dtype=np.int64).reshape(len(feats), -1),
+        cost=cost,
+        optimal=optimal,
+        stats=stats,
     )

@@ -364,7 +364,9 @@ def run_r_bsnsing(formula: str, data: pd.DataFrame, **control: Any) -> RBsnsingF
     # every R control name is the snake_case name with "." for "_"
     args = "".join(f", {k.replace('_', '.')} = {_r_literal(v)}" for k, v in control.items())
     expr = f"bs <- bsnsing({formula}, data = train{args})"
-    ri.baseenv["eval"](ri.baseenv["str2lang"](expr), env)
+    # the code goes in as text: a language object passed to an R function
+    # through rpy2 would be evaluated (in the global environment) first
+    _r_function("eval_in", "function(code, env) eval(str2lang(code), env)")(expr, env)
     robj = env["bs"]
     capture = ri.evalr("function(x, s) paste(capture.output(if (s) print(summary(x)) "
                        "else print(x)), collapse = '\\n')")

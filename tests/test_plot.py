@@ -1,0 +1,525 @@
+"""Tree drawings: matplotlib (plot_tree), R's LaTeX (to_latex) and Graphviz (to_dot).
+
+LaTeX: R bsnsing's ``plot.bsnsing`` writes a pstricks document. No R output
+of it is available here (the issue mentions ``../shared/golden/latex/``, which
+does not exist), so the tests check the text against R's source logic
+(R/bsnsing.R of bsnsing 1.0.1, ``plot.bsnsing``) on the golden trees: one full
+document written out by hand from that code, and, for every golden tree, the
+node order and depths against R's own ``summary`` text of the same tree.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.image as mpimg  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from golden import tree_records  # noqa: E402
+
+from pybsnsing.control import BsControl  # noqa: E402
+from pybsnsing.export import plot_tree, to_dot, to_latex  # noqa: E402
+from pybsnsing.model import BsnsingModel, MBsnsingModel  # noqa: E402
+from pybsnsing.tree import Node  # noqa: E402
+
+# ---------------------------------------------------------------------------
+# models built from the golden records (R's trees, node by node)
+# ---------------------------------------------------------------------------
+
+
+def _tree(nodes: list[dict], ycode: list, node_size: int = 1) -> BsnsingModel:
+    built = [
+        Node(number=n["number"], parent=n["parent"], lchild=n["lchild"], rchild=n["rchild"],
+             node_class=n["class"], prop=n["prop"], nobs=n["nobs"], n1=n["n1"], n0=n["n0"],
+             prob=n["prob"], obs=np.empty(0, dtype=np.int64), split_rule=n["split_rule"],
+             split_target=n["split_target"], depth=n["depth"])
+        for n in nodes
+    ]
+    root = nodes[0]
+    y = np.r_[np.ones(root["n1"], dtype=np.int64), np.zeros(root["n0"], dtype=np.int64)]
+    return BsnsingModel(nodes=built, ycode=list(ycode), y=y, control=BsControl(),
+                        node_size=node_size)
+
+
+def model_from_record(rec: dict) -> BsnsingModel | MBsnsingModel:
+    """The R model of a golden record, rebuilt from its nodes (no fitting)."""
+    if rec["model_type"] == "binary":
+        return _tree(rec["nodes"], rec["ycode"])
+    trees = [_tree(c["nodes"], c["ycode"]) for c in rec["classes"]]
+    return MBsnsingModel(trees=trees, ylevels=list(rec["ylevels"]),
+                         yprior=np.asarray(rec["yprior"], dtype=float))
+
+
+RECORDS = tree_records()
+BINARY = [r for r in RECORDS if r["model_type"] == "binary"]
+MULTI = [r for r in RECORDS if r["model_type"] == "multiclass"]
+
+
+def _record(dataset: str, config: str) -> dict:
+    for r in RECORDS:
+        if r["dataset"] == dataset and r["config"] == config:
+            return r
+    pytest.skip(f"golden record {dataset}/{config} not available")
+
+
+def _node(number, parent, lchild, rchild, n1, n0, rule="", depth=0) -> dict:
+    return {"number": number, "parent": parent, "lchild": lchild, "rchild": rchild,
+            "class": int(n1 >= n0), "prop": 1.0, "nobs": n1 + n0, "n1": n1, "n0": n0,
+            "prob": n1 / (n1 + n0), "split_rule": rule, "split_target": int(n1 >= n0),
+            "depth": depth}
+
+
+def small_tree(rule: str = "x < 1.5 | f=='b'", ycode=("no", "yes")) -> BsnsingModel:
+    """A root split with two leaves."""
+    return _tree([_node(0, -1, 1, 2, 6, 4, rule), _node(1, 0, -1, -1, 5, 1, depth=1),
+                  _node(2, 0, -1, -1, 1, 3, depth=1)], list(ycode))
+
+
+# ---------------------------------------------------------------------------
+# LaTeX
+# ---------------------------------------------------------------------------
+
+# plot(bs) of the kyphosis/default golden tree, written out from R's
+# plot.bsnsing code (bsnsing 1.0.1) by hand.
+KYPHOSIS_DEFAULT_LATEX = r"""\documentclass[12pt]{article}
+ \usepackage{pstricks,pst-node,pst-tree,xcolor}
+\usepackage[portrait,a0paper]{geometry}
+\pagestyle{empty}
+ \begin{document}
+ \begin{center}
+ \psset{linecolor=black,tnsep=1pt,tndepth=0cm,tnheight=0cm,treesep=1.2cm,levelsep=56pt,radius=10pt}
+\pstree[treemode=D]{\Tcircle{ \color{blue} 0 }~[tnpos=l]{\color{blue} \footnotesize \shortstack[r]{Age $<$ 39.5\\ \texttt{or} Start $>$= 14.5}}~[tnpos=r]{\shortstack[r]{0.211}}}
+{
+\Tcircle[fillcolor=red,fillstyle=solid]{ 1 }~{\shortstack{\makebox[0pt][c]{\texttt{absent}}\\31}}
+    ~[tnpos=r]{\shortstack[r]{0.000}}
+\pstree[treemode=D]{\Tcircle{ \color{blue} 2 }~[tnpos=l]{\color{blue} \footnotesize \shortstack[r]{Number $<$ 4.5\\ \texttt{or} Start$=$'13'}}~[tnpos=r]{\shortstack[r]{0.462}}}
+{
+\pstree[treemode=D]{\Tcircle{ \color{blue} 3 }~[tnpos=l]{\color{blue} \footnotesize \shortstack[r]{Number$=$'3'\\ \texttt{or} Start$=$'5'}}~[tnpos=r]{\shortstack[r]{0.250}}}
+{
+\Tcircle[fillcolor=green,fillstyle=solid]{ 5 }~{\shortstack{\makebox[0pt][c]{\texttt{present}}\\8}}
+    ~[tnpos=r]{\shortstack[r]{0.500}}
+\Tcircle[fillcolor=red,fillstyle=solid]{ 6 }~{\shortstack{\makebox[0pt][c]{\texttt{absent}}\\8}}
+    ~[tnpos=r]{\shortstack[r]{0.000}}
+}
+\Tcircle[fillcolor=green,fillstyle=solid]{ 4 }~{\shortstack{\makebox[0pt][c]{\texttt{present}}\\10}}
+    ~[tnpos=r]{\shortstack[r]{0.800}}
+}
+}
+\end{center}
+\end{document}
+"""  # noqa: E501
+
+
+def test_latex_matches_r_code_on_kyphosis():
+    model = model_from_record(_record("kyphosis", "default"))
+    assert to_latex(model) == KYPHOSIS_DEFAULT_LATEX
+    assert model.to_latex() == KYPHOSIS_DEFAULT_LATEX
+
+
+def _latex_node_depths(text: str) -> list[tuple[int, int]]:
+    """(node number, depth) of each node line, following R's brace lines."""
+    depth = 0
+    out = []
+    for line in text.split("\n"):
+        if line == "{":
+            depth += 1
+        elif line and set(line) == {"}"}:
+            depth -= len(line)
+        else:
+            m = re.match(r"\\pstree\[treemode=D\]\{\\Tcircle\{ \\color\{blue\} (\d+) \}", line)
+            m = m or re.match(r"\\Tcircle\[fillcolor=\w+,fillstyle=solid\]\{ (\d+) \}", line)
+            if m:
+                out.append((int(m.group(1)), depth))
+    assert depth == 0
+    return out
+
+
+def _summary_node_depths(summary_text: str) -> list[tuple[int, int]]:
+    """(node number, depth) in R's summary text (6 spaces per level)."""
+    out = []
+    for line in summary_text.split("\n"):
+        m = re.match(r"^( *)\*?Node (\d+):", line)
+        if m:
+            out.append((int(m.group(2)), len(m.group(1)) // 6))
+    return out
+
+
+def _check_latex_tree(text: str, tree_record: dict, summary_text: str, ycode: list) -> None:
+    assert text.count("{") == text.count("}")
+    assert _latex_node_depths(text) == _summary_node_depths(summary_text)
+    nodes = {n["number"]: n for n in tree_record["nodes"]}
+    assert text.count("\\pstree[treemode=D]") == tree_record["n_splits"]
+    leaves = re.findall(r"\\Tcircle\[fillcolor=(\w+),fillstyle=solid\]\{ (\d+) \}~\{\\shortstack"
+                        r"\{\\makebox\[0pt\]\[c\]\{\\texttt\{([^}]*)\}\}\\\\(\d+)\}\}", text)
+    assert len(leaves) == tree_record["n_leaves"]
+    for colour, number, label, nobs in leaves:
+        nd = nodes[int(number)]
+        assert colour == ("green" if nd["class"] == 1 else "red")
+        assert label == str(ycode[nd["class"]])
+        assert int(nobs) == nd["n1"] + nd["n0"]
+    probs = re.findall(r"~\[tnpos=r\]\{\\shortstack\[r\]\{([0-9.]+)\}\}", text)
+    assert len(probs) == len(nodes)
+
+
+@pytest.mark.parametrize("rec", BINARY, ids=lambda r: f"{r['dataset']}-{r['config']}")
+def test_latex_structure_on_golden_binary_trees(rec):
+    text = to_latex(model_from_record(rec))
+    assert text.startswith("\\documentclass[12pt]{article}\n")
+    assert text.endswith("\\end{center}\n\\end{document}\n")
+    _check_latex_tree(text, rec, rec["summary_text"], rec["ycode"])
+
+
+@pytest.mark.parametrize("rec", MULTI, ids=lambda r: f"{r['dataset']}-{r['config']}")
+def test_latex_multiclass_one_tree_per_class(rec):
+    model = model_from_record(rec)
+    for k, cls in enumerate(rec["classes"]):
+        text = to_latex(model, tree=k)
+        assert text == to_latex(model.trees[k])  # R's plot(bs[[k + 1]])
+        _check_latex_tree(text, cls, cls["summary_text"], cls["ycode"])
+    everything = to_latex(model)
+    assert everything.count("\\begin{center}\n \\psset") == len(rec["classes"])
+    assert everything.count("\\newpage") == len(rec["classes"]) - 1
+    assert everything.count("{") == everything.count("}")
+
+
+def test_latex_root_only_tree_has_balanced_braces():
+    # R writes two stray "}" lines here (for (j in 1:0)); pybsnsing writes none.
+    rec = _record("SPECT", "nsgc")
+    text = to_latex(model_from_record(rec))
+    assert text.count("{") == text.count("}")
+    assert "\n}\n" not in text
+    assert "\\pstree" not in text
+    assert "\\Tcircle[fillcolor=" in text
+
+
+def test_latex_rule_substitutions():
+    model = small_tree("a_b <= 1.5 | f%in%c('x','y') | g=='v' | h > 2 | k >= 3")
+    text = to_latex(model)
+    assert ("\\shortstack[r]{a.b $<$= 1.5\\\\ \\texttt{or} f in c('x','y')\\\\ \\texttt{or} "
+            "g$=$'v'\\\\ \\texttt{or} h $>$ 2\\\\ \\texttt{or} k $>$= 3}") in text
+
+
+def test_latex_options():
+    model = small_tree()
+    text = to_latex(model, class_labels=["N", "Y"], class_colors=("gray", "cyan"),
+                    rule_font="tin", rule_color="black", footnote=True, landscape=True,
+                    papersize="letter")
+    assert "\\usepackage[landscape,letterpaper]{geometry}\n" in text
+    assert "\\color{black} \\tiny \\shortstack[r]{x $<$ 1.5" in text
+    assert "\\Tcircle[fillcolor=cyan,fillstyle=solid]{ 1 }" in text
+    assert "\\texttt{Y}" in text and "\\texttt{N}" in text
+    assert text.endswith("\\vfill\n\\footnotesize Generated by the R package \\textbf{bsnsing}. "
+                         "At each internal (split) node, the left child answers ``yes''  and "
+                         "the right child answers ``no'' to the split question.\n"
+                         "\\end{document}\n")
+    with pytest.raises(ValueError):
+        to_latex(model, rule_font="huge")
+    with pytest.raises(ValueError):
+        to_latex(model, papersize="b")  # ambiguous prefix, as in R's match.arg
+    with pytest.raises(ValueError):
+        to_latex(model, class_colors=("red",))
+
+
+def test_latex_numeric_and_logical_labels_print_as_r():
+    assert "\\texttt{0.5}" in to_latex(small_tree(ycode=(0.5, 2.0)))
+    assert "\\texttt{2}" in to_latex(small_tree(ycode=(0.5, 2.0)))
+    text = to_latex(small_tree(ycode=(False, True)))
+    assert "\\texttt{TRUE}" in text and "\\texttt{FALSE}" in text
+
+
+def test_latex_file_is_written_as_r_names_it(tmp_path):
+    model = small_tree()
+    text = to_latex(model, file=tmp_path / "my.tree.pdf")
+    written = (tmp_path / "my.tex").read_text()
+    assert written == "\n" + text  # R's file output starts with an empty line
+
+
+# ---------------------------------------------------------------------------
+# dot
+# ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|->|[{}\[\];,=]|[A-Za-z_][A-Za-z_0-9]*|-?\d+(?:\.\d+)?|\S')
+
+
+def check_dot_syntax(text: str) -> dict:
+    """A small checker of the dot subset to_dot writes; returns nodes, edges, labels.
+
+    Every quoted string must be closed, braces and brackets balanced, every
+    statement a node, an edge or an attribute statement ending with ';'.
+    """
+    tokens = _TOKEN.findall(text)
+    stray = [t for t in tokens if len(t) == 1 and t not in "{}[];,=" and not t.isalnum()]
+    assert not stray, f"unexpected characters (an unclosed string?): {stray}"
+    parts = re.split(r'("(?:[^"\\]|\\.)*")', text)
+    assert "".join(tokens) == "".join(
+        p if p.startswith('"') else re.sub(r"\s+", "", p) for p in parts)
+    assert tokens[0] == "digraph" and tokens[2] == "{" and tokens[-1] == "}"
+    nodes: dict[str, dict] = {}
+    edges: list[tuple[str, str, dict]] = []
+    i, depth = 3, 1
+
+    def attrs(j: int) -> tuple[dict, int]:
+        out = {}
+        assert tokens[j] == "["
+        j += 1
+        while tokens[j] != "]":
+            key, eq, value = tokens[j], tokens[j + 1], tokens[j + 2]
+            assert eq == "=", tokens[j:j + 3]
+            out[key] = value
+            j += 3
+            if tokens[j] == ",":
+                j += 1
+        return out, j + 1
+
+    while i < len(tokens) - 1 or depth > 1:
+        tok = tokens[i]
+        if tok == "subgraph":
+            assert tokens[i + 2] == "{"
+            depth += 1
+            i += 3
+            continue
+        if tok == "}":
+            depth -= 1
+            i += 1
+            continue
+        if tok in ("graph", "node", "edge"):
+            _, i = attrs(i + 1)
+        elif tokens[i + 1] == "=":
+            i += 3
+        elif tokens[i + 1] == "->":
+            a, b = tok, tokens[i + 2]
+            i += 3
+            at = {}
+            if tokens[i] == "[":
+                at, i = attrs(i)
+            edges.append((a, b, at))
+        else:
+            at, i = attrs(i + 1)
+            nodes[tok] = at
+        assert tokens[i] == ";", (tokens[i - 3:i + 2])
+        i += 1
+    assert depth == 1
+    return {"nodes": nodes, "edges": edges}
+
+
+def _unquote(s: str) -> str:
+    assert s[0] == s[-1] == '"'
+    return re.sub(r"\\(.)", lambda m: "\n" if m.group(1) == "n" else m.group(1), s[1:-1])
+
+
+def _graphviz_accepts(text: str, tmp_path) -> None:
+    exe = shutil.which("dot")
+    if exe is not None:
+        src = tmp_path / "t.dot"
+        src.write_text(text)
+        subprocess.run([exe, "-Tsvg", str(src), "-o", str(tmp_path / "t.svg")], check=True,
+                       capture_output=True, timeout=60)
+    try:
+        import pydot
+    except ImportError:
+        return
+    graphs = pydot.graph_from_dot_data(text)
+    assert graphs and len(graphs) == 1
+
+
+@pytest.mark.parametrize("rec", BINARY[:40], ids=lambda r: f"{r['dataset']}-{r['config']}")
+def test_dot_on_golden_trees(rec, tmp_path):
+    model = model_from_record(rec)
+    text = model.to_dot()
+    parsed = check_dot_syntax(text)
+    assert len(parsed["nodes"]) == len(rec["nodes"])
+    assert len(parsed["edges"]) == 2 * rec["n_splits"]
+    by_number = {n["number"]: n for n in rec["nodes"]}
+    for a, b, at in parsed["edges"]:
+        parent, child = by_number[int(a[1:])], by_number[int(b[1:])]
+        assert child["parent"] == parent["number"]
+        assert _unquote(at["label"]) == ("yes" if child["number"] == parent["lchild"] else "no")
+    for name, at in parsed["nodes"].items():
+        nd = by_number[int(name[1:])]
+        label = _unquote(at["label"])
+        for question in filter(None, nd["split_rule"].split(" | ")):
+            assert question in label
+        assert f"n1 = {nd['n1']}, n0 = {nd['n0']}" in label
+    _graphviz_accepts(text, tmp_path)
+
+
+def test_dot_escapes_quotes_and_backslashes(tmp_path):
+    rule = "Start=='13' | f=='say \"hi\"' | g=='a\\b'"
+    text = to_dot(small_tree(rule, ycode=('n"o', "yes")))
+    parsed = check_dot_syntax(text)
+    label = _unquote(parsed["nodes"]["n0"]["label"])
+    assert "Start=='13'" in label
+    assert "or f=='say \"hi\"'" in label
+    assert "or g=='a\\b'" in label
+    assert 'n"o' in _unquote(parsed["nodes"]["n2"]["label"])
+    _graphviz_accepts(text, tmp_path)
+
+
+def test_dot_multiclass_clusters(tmp_path):
+    rec = _record("iris", "default")
+    model = model_from_record(rec)
+    text = to_dot(model)
+    parsed = check_dot_syntax(text)
+    assert text.count("subgraph cluster_") == len(rec["classes"])
+    assert len(parsed["nodes"]) == sum(len(c["nodes"]) for c in rec["classes"])
+    assert "Tree 1: setosa vs. all.other" in text
+    one = check_dot_syntax(to_dot(model, tree=2))
+    assert len(one["nodes"]) == len(rec["classes"][2]["nodes"])
+    _graphviz_accepts(text, tmp_path)
+    out = tmp_path / "m.dot"
+    assert to_dot(model, file=out) == out.read_text()
+
+
+# ---------------------------------------------------------------------------
+# matplotlib
+# ---------------------------------------------------------------------------
+
+
+def _all_text(fig) -> str:
+    return "\n".join(t.get_text() for ax in fig.axes for t in ax.texts)
+
+
+@pytest.mark.parametrize("ext", ["png", "svg", "pdf"])
+def test_plot_writes_file(tmp_path, ext):
+    model = model_from_record(_record("kyphosis", "default"))
+    before = plt.get_fignums()
+    path = tmp_path / f"tree.{ext}"
+    fig = plot_tree(model, path, dpi=80)
+    assert plt.get_fignums() == before  # a figure for a file is not left in pyplot
+    assert path.stat().st_size > 1000
+    data = path.read_bytes()
+    if ext == "png":
+        img = mpimg.imread(path)
+        w, h = fig.get_size_inches()
+        # matplotlib's Agg canvas is int(inches * dpi) pixels
+        assert img.shape[:2] == (int(h * 80), int(w * 80))
+        assert img[..., :3].min() < 0.5  # something is drawn
+    elif ext == "svg":
+        assert b"<svg" in data[:2000]
+    else:
+        assert data.startswith(b"%PDF")
+
+
+def test_plot_texts_and_colours():
+    model = model_from_record(_record("kyphosis", "default"))
+    fig = model.plot()
+    text = _all_text(fig)
+    assert "Age < 39.5\nor Start >= 14.5" in text
+    assert "Number < 4.5\nor Start=='13'" in text
+    assert "present\nn1 = 8, n0 = 2\np = 0.800" in text
+    assert "absent\nn1 = 0, n0 = 31\np = 0.000" in text
+    ax = fig.axes[0]
+    circles = {t.get_text(): t.get_bbox_patch().get_facecolor()
+               for t in ax.texts if t.get_bbox_patch() is not None and t.get_text().isdigit()}
+    assert set(circles) == {str(n["number"]) for n in _record("kyphosis", "default")["nodes"]}
+    green = matplotlib.colors.to_rgba("palegreen")
+    red = matplotlib.colors.to_rgba("lightcoral")
+    assert circles["4"] == green and circles["1"] == red
+    assert circles["0"] == matplotlib.colors.to_rgba("white")
+    plt.close(fig)
+
+
+def test_plot_layout_leaf_order_and_depth():
+    model = model_from_record(_record("kyphosis", "default"))
+    fig = plot_tree(model)
+    ax = fig.axes[0]
+    pos = {int(t.get_text()): t.get_position() for t in ax.texts
+           if t.get_bbox_patch() is not None and t.get_text().isdigit()}
+    # leaves left to right in depth-first order: 1, 5, 6, 4
+    assert [pos[k][0] for k in (1, 5, 6, 4)] == [0.0, 1.0, 2.0, 3.0]
+    assert pos[3][0] == 1.5 and pos[2][0] == 2.25 and pos[0][0] == 1.125
+    assert [pos[k][1] for k in (0, 1, 2, 3, 4, 5, 6)] == [0, -1, -1, -2, -2, -3, -3]
+    plt.close(fig)
+
+
+def test_plot_size_grows_with_tree_and_is_capped():
+    small = plot_tree(model_from_record(_record("kyphosis", "default")))
+    wide_rec = max(BINARY, key=lambda r: r["n_leaves"])
+    wide = plot_tree(model_from_record(wide_rec), max_width=30)
+    assert wide.get_size_inches()[0] == pytest.approx(30)
+    assert small.get_size_inches()[0] < 30
+    mid = plot_tree(model_from_record(wide_rec), max_width=1000)
+    assert mid.get_size_inches()[0] > 30
+    for f in (small, wide, mid):
+        plt.close(f)
+
+
+def test_plot_figsize_and_dpi(tmp_path):
+    model = small_tree()
+    fig = plot_tree(model, tmp_path / "a.png", figsize=(3, 2), dpi=50)
+    assert mpimg.imread(tmp_path / "a.png").shape[:2] == (100, 150)
+    assert tuple(fig.get_size_inches()) == (3, 2)
+
+
+def test_plot_multiclass_panels(tmp_path):
+    rec = _record("iris", "default")
+    model = model_from_record(rec)
+    fig = plot_tree(model, tmp_path / "m.png")
+    assert len(fig.axes) == len(rec["classes"])
+    text = _all_text(fig)
+    for k, level in enumerate(rec["ylevels"]):
+        assert f"Tree {k + 1}: {level} vs. all.other" in text
+    img = mpimg.imread(tmp_path / "m.png")
+    w, h = fig.get_size_inches()
+    assert img.shape[:2] == (int(h * 100), int(w * 100))
+    one = plot_tree(model, tree=1)
+    assert len(one.axes) == 1 and "Tree 2: versicolor vs. all.other" in _all_text(one)
+    plt.close(one)
+    with pytest.raises(IndexError):
+        plot_tree(model, tree=5)
+
+
+def test_plot_into_given_axes(tmp_path):
+    model = small_tree()
+    fig, ax = plt.subplots()
+    assert plot_tree(model, ax=ax) is fig
+    assert any("x < 1.5" in t.get_text() for t in ax.texts)
+    plt.close(fig)
+    multi = model_from_record(_record("iris", "default"))
+    fig, axes = plt.subplots(3, 1)
+    assert plot_tree(multi, tmp_path / "x.png", ax=axes) is fig
+    assert (tmp_path / "x.png").stat().st_size > 0
+    with pytest.raises(ValueError):
+        plot_tree(multi, ax=axes[:2])
+    plt.close(fig)
+
+
+def test_plot_odd_texts_and_root_only(tmp_path):
+    # '$' would start matplotlib mathtext; it must come out as typed
+    model = small_tree("f=='a$b' | g=='c$d'", ycode=("$x", "y_1"))
+    fig = plot_tree(model, tmp_path / "odd.png")
+    assert "f=='a\\$b'" in _all_text(fig)
+    root_only = model_from_record(_record("SPECT", "nsgc"))
+    plot_tree(root_only, tmp_path / "root.png")
+    assert mpimg.imread(tmp_path / "root.png").size > 0
+
+
+def test_plot_fitted_model_with_missing_values(tmp_path):
+    import pybsnsing
+
+    rng = np.random.default_rng(0)
+    n = 120
+    df = pd.DataFrame({"x": rng.normal(size=n), "f": rng.choice(["a", "b", "c"], size=n)})
+    df["y"] = np.where(df["x"] + (df["f"] == "b") > 0.5, "pos", "neg")
+    df.loc[::7, "x"] = np.nan
+    df.loc[::11, "f"] = None
+    model = pybsnsing.bsnsing("y ~ .", df, import_external=False)
+    fig = model.plot(tmp_path / "fit.png")
+    assert (tmp_path / "fit.png").stat().st_size > 0
+    assert fig.axes
+    new = pd.DataFrame({"x": [np.nan, 0.3], "f": ["zzz", None]})
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        prob = model.predict(new)
+    assert prob.shape == (2,)
+    check_dot_syntax(model.to_dot())
+    assert model.to_latex().count("{") == model.to_latex().count("}")

@@ -1,0 +1,404 @@
+"""Tests of the ENUM split search: :mod:`pybsnsing.search` and :mod:`pybsnsing.kernels.enum`.
+
+* every R fixture of ``golden/enum_random`` (both solvers) and ``golden/enum_dl`` (both
+  solvers, the numba one through :func:`bslearn`) is reproduced: columns, objective, neval;
+* property tests on small random matrices: the numba objective and rule equal a brute
+  force over all rules (node_size <= 1), and numba == NumPy oracle (any settings);
+* the kernel's internal paths (chunking, parallel phase, no Gram matrices, thread count)
+  give identical results;
+* bad inputs raise clear Python errors.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import itertools
+from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
+
+import numba
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pybsnsing import search
+from pybsnsing.kernels import enum as K
+from pybsnsing.search import (
+    BslearnResult,
+    SearchResult,
+    bslearn,
+    enum_search,
+    question_groups,
+)
+
+# ---------------------------------------------------------------------------------------
+# helpers
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _load_instance(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    a = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+    return a[:, 1:], a[:, 0]
+
+
+@cache
+def _load_binary(path: str) -> tuple[np.ndarray, np.ndarray]:
+    with gzip.open(path, "rt") as fh:
+        a = np.loadtxt(fh, dtype=np.int64, ndmin=2)
+    return np.ascontiguousarray(a[:, 1:], dtype=np.uint8), a[:, 0]
+
+
+def _dl(shared: Path, name: str) -> tuple[np.ndarray, np.ndarray]:
+    return _load_binary(str(shared / "data" / "binary" / f"{name}.txt.gz"))
+
+
+def _triple(res: SearchResult) -> tuple[tuple[int, ...], float, int]:
+    return res.cols, res.objval, res.neval
+
+
+def brute_force(B, y, groups, max_rules, node_size, nsgc):
+    """Best rule by full enumeration in (size, lexicographic) order: (cols, objval)."""
+    B = np.asarray(B, dtype=bool)
+    y = np.asarray(y, dtype=bool)
+    n, m = B.shape
+    n1 = int(y.sum())
+    n0 = n - n1
+    start = n0 * n1 / 2
+    best_v, best = start, ()
+    for size in range(1, max_rules + 1):
+        for cols in itertools.combinations(range(m), size):
+            if len({int(groups[c]) for c in cols}) < size:
+                continue
+            pred = B[:, list(cols)].any(axis=1)
+            tp = int((pred & y).sum())
+            fp = int((pred & ~y).sum())
+            fn, tn = n1 - tp, n0 - fp
+            if tp + fp < node_size or fn + tn < node_size:
+                continue
+            if nsgc:
+                left = tp / (tp + fp) if tp + fp else float("nan")
+                right = fn / (fn + tn) if fn + tn else float("nan")
+                if not ((left > 0.5 and right < 0.5) or (left < 0.5 and right > 0.5)):
+                    continue
+            v = n1 * fp + n0 * fn - 2 * fp * fn
+            if v < best_v:
+                best_v, best = v, cols
+    return tuple(best), float(best_v)
+
+
+@st.composite
+def problems(draw, max_n=40, max_m=8, max_rules=(1, 3), node_size_max=1):
+    """A random 0/1 matrix, labels, groups and search settings."""
+    n = draw(st.integers(1, max_n))
+    m = draw(st.integers(1, max_m))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    dens = rng.uniform(0.05, 0.7, size=m)
+    B = (rng.random((n, m)) < dens).astype(np.int64)
+    y = (rng.random(n) < draw(st.floats(0.0, 1.0))).astype(np.int64)
+    ngroups = draw(st.integers(1, m))
+    groups = rng.integers(0, ngroups, size=m)
+    mr = draw(st.integers(*max_rules))
+    ns = draw(st.integers(0, node_size_max if node_size_max >= 0 else n))
+    nsgc = draw(st.booleans())
+    return B, y, groups, mr, ns, nsgc
+
+
+# ---------------------------------------------------------------------------------------
+# groups
+
+
+def test_question_groups_r_numbering():
+    texts = [
+        "a > 1",
+        "b < 2",
+        "a > 3",
+        "a >= 5",
+        "b <= 1",
+        "a < 0",
+        "c==1",
+        "f%in%c('x','y')",
+        "V1",
+        "a>7",
+    ]
+    # '>' groups first (a>), then '<' groups (b<, a<), then one id per other question
+    assert question_groups(texts).tolist() == [1, 2, 1, 1, 2, 3, 4, 5, 6, 1]
+    assert question_groups(texts).dtype == np.int64
+    assert question_groups([]).tolist() == []
+    # R's strsplit: a text with two '>' is its own group; a trailing '>' is dropped
+    assert question_groups(["x > 1 > 2", "x > 1", "x>"]).tolist() == [2, 1, 3]
+    with pytest.raises(TypeError):
+        question_groups("x > 1")
+
+
+# ---------------------------------------------------------------------------------------
+# golden fixtures
+
+
+def test_enum_random_fixtures(shared):
+    d = shared / "golden" / "enum_random"
+    rows = _read_csv(d / "solutions.csv")
+    checked = 0
+    bad = []
+    for r in rows:
+        X, y = _load_instance(d / f"inst_{int(r['k']):03d}.csv")
+        assert X.shape == (int(r["n"]), int(r["p"]))
+        grp = [int(g) for g in r["grp"].split()]
+        exp = (
+            tuple(int(c) for c in r["sol_cols"].split()),
+            float(r["sol_vbest"]),
+            int(r["neval"]),
+        )
+        for solver in ("enum_c", "enum_py"):
+            res = enum_search(
+                X,
+                y,
+                grp,
+                max_rules=int(r["max_rules"]),
+                node_size=int(r["node_size"]),
+                no_same_gender_children=bool(int(r["no_same_gender_children"])),
+                solver=solver,
+            )
+            if _triple(res) != exp:
+                bad.append((r["k"], solver, _triple(res), exp))
+        checked += 1
+    print(f"enum_random: {checked} of {len(rows)} instances checked with 2 solvers")
+    assert not bad, bad[:5]
+    assert checked == len(rows) > 0
+
+
+def test_enum_dl_fixtures(shared):
+    rows = _read_csv(shared / "golden" / "enum_dl" / "results.csv")
+    checked = 0
+    bad = []
+    for r in rows:
+        X, y = _dl(shared, r["dataset"])
+        assert X.shape == (int(r["n"]), int(r["n_features"]))
+        mr = int(r["max_rules"])
+        exp_cols = tuple(int(c) - 1 for c in r["cols_1based"].split())
+        exp = (exp_cols, float(r["objval"]), int(r["neval"]))
+        ctrl = SimpleNamespace(max_rules=mr, node_size=1, no_same_gender_children=False,
+                               solver_timelimit=180, opt_solver="enum_c")
+        res = bslearn(X, y, ctrl)
+        got = (res.cols, res.objval, res.neval)
+        if got != exp or res.rules != r["rule"] or res.n_rules != int(r["n_rules"]):
+            bad.append((r["dataset"], mr, "bslearn", got, res.rules, exp, r["rule"]))
+        ref = enum_search(X, y, None, max_rules=mr, node_size=1, solver="enum_py")
+        if _triple(ref) != exp:
+            bad.append((r["dataset"], mr, "enum_py", _triple(ref), exp))
+        assert (ref.n1, ref.n0) == (int(r["n1"]), int(r["n0"]))
+        checked += 1
+    print(f"enum_dl: {checked} of {len(rows)} rows checked (bslearn/numba and enum_py)")
+    assert not bad, bad[:5]
+    assert checked == len(rows) > 0
+
+
+# ---------------------------------------------------------------------------------------
+# property tests
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_n=40, max_m=8, max_rules=(1, 3), node_size_max=1))
+def test_numba_equals_brute_force(prob):
+    B, y, groups, mr, ns, nsgc = prob
+    res = enum_search(B, y, groups, max_rules=mr, node_size=ns, no_same_gender_children=nsgc)
+    cols, objval = brute_force(B, y, groups, mr, ns, nsgc)
+    assert res.objval == objval
+    assert res.cols == cols
+    assert res.n1 == int(y.sum()) and res.n0 == len(y) - int(y.sum())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_n=60, max_m=10, max_rules=(1, 5), node_size_max=-1))
+def test_numba_equals_oracle(prob):
+    B, y, groups, mr, ns, nsgc = prob
+    kw = dict(max_rules=mr, node_size=ns, no_same_gender_children=nsgc)
+    a = enum_search(B, y, groups, solver="enum_c", **kw)
+    b = enum_search(B, y, groups, solver="enum_py", **kw)
+    assert _triple(a) == _triple(b)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_n=80, max_m=14, max_rules=(3, 5), node_size_max=-1))
+def test_kernel_paths_agree(prob):
+    """Tiny chunks (many chunk boundaries), forced parallel phase and the path without
+    Gram matrices all give the oracle's result."""
+    B, y, groups, mr, ns, nsgc = prob
+    kw = dict(max_rules=mr, node_size=ns, no_same_gender_children=nsgc)
+    ref = _triple(enum_search(B, y, groups, solver="enum_py", **kw))
+    saved = (search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS)
+    try:
+        for chunk, par_min, gram_max in ((1, 1, 4096), (64, 1, 4096), (64, 10**9, 0),
+                                         (1, 1, 0)):
+            search._CHUNK_SLOTS, search._PAR_MIN_SLOTS = chunk, par_min
+            search._GRAM_MAX_COLS = gram_max
+            assert _triple(enum_search(B, y, groups, **kw)) == ref, (chunk, par_min, gram_max)
+    finally:
+        search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS = saved
+
+
+# ---------------------------------------------------------------------------------------
+# determinism, limits, compilation
+
+
+def test_thread_count_does_not_change_results(shared):
+    cases = [("ionosphere", 3), ("vehicle", 4), ("anneal", 4)]
+    old = numba.get_num_threads()
+    saved = search._PAR_MIN_SLOTS
+    try:
+        for name, mr in cases:
+            X, y = _dl(shared, name)
+            search._PAR_MIN_SLOTS = 1  # every chunk in parallel when threads > 1
+            numba.set_num_threads(old)
+            par = _triple(enum_search(X, y, max_rules=mr))
+            numba.set_num_threads(1)
+            ser = _triple(enum_search(X, y, max_rules=mr))
+            assert par == ser, name
+    finally:
+        numba.set_num_threads(old)
+        search._PAR_MIN_SLOTS = saved
+
+
+def test_time_limit_stops_after_a_whole_level(shared):
+    X, y = _dl(shared, "ionosphere")
+    for solver in ("enum_c", "enum_py"):
+        two = enum_search(X, y, max_rules=2, node_size=1, solver=solver)
+        cut = enum_search(X, y, max_rules=3, node_size=1, time_limit=0, solver=solver)
+        assert _triple(cut) == _triple(two)
+        full = enum_search(X, y, max_rules=3, node_size=1, solver=solver)
+        assert full.neval > cut.neval and full.objval < cut.objval
+
+
+def test_no_rule_and_one_class():
+    B = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
+    res = enum_search(B, [1, 1, 1, 1], max_rules=2)
+    assert res == SearchResult(cols=(), objval=0.0, neval=2, n1=4, n0=0)
+    # a question that does not separate more than half the pairs is not a rule
+    res = enum_search([[1], [1], [0], [0]], [1, 0, 1, 0], max_rules=1)
+    assert res.cols == () and res.objval == 2.0 and res.neval == 1
+
+
+def test_counts_are_64_bit():
+    n = 200_000  # n0 * n1 = 1e10 overflows R's 32-bit int
+    y = np.zeros(n, dtype=np.int8)
+    y[: n // 2] = 1
+    B = np.zeros((n, 2), dtype=bool)
+    B[: n // 2 + 10, 0] = True  # FP = 10, FN = 0
+    B[:: 2, 1] = True
+    for solver in ("enum_c", "enum_py"):
+        res = enum_search(B, y, max_rules=2, solver=solver)
+        assert res.cols == (0,)
+        assert res.objval == float((n // 2) * 10)
+
+
+def test_kernels_compile_once():
+    rng = np.random.default_rng(1)
+    B = rng.integers(0, 2, (50, 12))
+    y = rng.integers(0, 2, 50)
+    variants = [
+        (B, y),
+        (B.astype(bool), y.astype(bool)),
+        (B.astype(np.int8), y.astype(np.float64)),
+        (B.astype(np.float32), y.astype(np.uint8)),
+        (pd.DataFrame(B), pd.Series(y)),
+    ]
+    for Bv, yv in variants:
+        for mr in (1, 2, 3, 4):
+            enum_search(Bv, yv, list(range(12)), max_rules=mr, node_size=2,
+                        no_same_gender_children=True)
+    for disp in (K.popcount_rows, K.gram_counts, K.level_one, K.level_two, K.extend_level,
+                 K.last_level):
+        assert len(disp.signatures) <= 1, disp
+
+
+# ---------------------------------------------------------------------------------------
+# bslearn
+
+
+def test_bslearn_dataframe_groups_and_text():
+    rng = np.random.default_rng(7)
+    n = 120
+    x = rng.normal(size=n)
+    y = (x + 0.3 * rng.normal(size=n) > 0.2).astype(np.int64)
+    cols = {
+        "x > 0.1": x > 0.1,
+        "x > 0.3": x > 0.3,
+        "x >= 0.5": x >= 0.5,
+        "x < -1": x < -1,
+        "z==1": rng.random(n) < 0.2,
+    }
+    bx = pd.DataFrame({k: v.astype(np.int64) for k, v in cols.items()})
+    ctrl = SimpleNamespace(max_rules=3, node_size=1, no_same_gender_children=False,
+                           solver_timelimit=180.0, opt_solver="enum_c")
+    res = bslearn(bx, y, ctrl)
+    assert isinstance(res, BslearnResult)
+    groups = question_groups(bx.columns)
+    assert len({int(groups[c]) for c in res.cols}) == len(res.cols)
+    assert res.rules == " | ".join(bx.columns[c] for c in res.cols)
+    assert res.n_rules == len(res.cols)
+    ref = enum_search(bx.to_numpy(), y, groups, max_rules=3, node_size=1)
+    assert (res.cols, res.objval, res.neval) == _triple(ref)
+    # y is used as given (no recoding), like R's bslearn
+    flipped = bslearn(bx, 1 - y, ctrl)
+    ref_flipped = enum_search(bx.to_numpy(), 1 - y, groups, max_rules=3, node_size=1)
+    assert (flipped.cols, flipped.objval, flipped.neval) == _triple(ref_flipped)
+
+
+def test_bslearn_defaults_and_arrays():
+    rng = np.random.default_rng(3)
+    B = rng.integers(0, 2, (80, 6))
+    y = rng.integers(0, 2, 80)
+    res = bslearn(B, y)  # R's bscontrol() defaults: max.rules 2, node.size 0
+    ref = enum_search(B, y, None, max_rules=2, node_size=0)
+    assert (res.cols, res.objval, res.neval) == _triple(ref)
+    assert res.rules == " | ".join(f"V{c + 1}" for c in res.cols)
+    # explicit groups override, and a partial control object takes defaults
+    res2 = bslearn(B, y, SimpleNamespace(max_rules=3), groups=[0, 0, 0, 1, 1, 1])
+    ref2 = enum_search(B, y, [0, 0, 0, 1, 1, 1], max_rules=3, node_size=0)
+    assert (res2.cols, res2.objval, res2.neval) == _triple(ref2)
+    none = bslearn(np.ones((5, 2), dtype=int), [1, 0, 1, 0, 1])
+    assert none.rules == "" and none.n_rules == 0 and none.cols == ()
+    with pytest.raises(ValueError, match="solver"):
+        bslearn(B, y, SimpleNamespace(opt_solver="gurobi"))
+
+
+# ---------------------------------------------------------------------------------------
+# bad inputs
+
+
+@pytest.mark.parametrize(
+    ("B", "y", "kw", "exc", "match"),
+    [
+        ([[0, 2], [1, 0]], [0, 1], {}, ValueError, "only 0 and 1"),
+        ([[0, np.nan], [1, 0]], [0, 1], {}, ValueError, "NaN"),
+        ([[0, 1], [1, 0]], [0, np.nan], {}, ValueError, "NaN"),
+        ([[0, 1], [1, 0]], [0, 2], {}, ValueError, "only 0 and 1"),
+        ([[0, 1], [1, 0]], [0, 1, 1], {}, ValueError, "length of y"),
+        (np.zeros((0, 3)), [], {}, ValueError, "no rows"),
+        (np.zeros((3, 0)), [0, 1, 0], {}, ValueError, "no columns"),
+        ([0, 1, 1], [0, 1, 1], {}, ValueError, "2-D"),
+        ([["a", "b"], ["c", "d"]], [0, 1], {}, TypeError, "B"),
+        ([[0, 1], [1, 0]], [[0, 1]], {}, ValueError, "1-D"),
+        ([[0, 1], [1, 0]], [0, 1], {"groups": [1, 2, 3]}, ValueError, "groups"),
+        ([[0, 1], [1, 0]], [0, 1], {"groups": [1.5, 2]}, ValueError, "whole"),
+        ([[0, 1], [1, 0]], [0, 1], {"max_rules": 0}, ValueError, "max_rules"),
+        ([[0, 1], [1, 0]], [0, 1], {"max_rules": 11}, ValueError, "max_rules"),
+        ([[0, 1], [1, 0]], [0, 1], {"max_rules": 2.5}, TypeError, "max_rules"),
+        ([[0, 1], [1, 0]], [0, 1], {"node_size": -1}, ValueError, "node_size"),
+        ([[0, 1], [1, 0]], [0, 1], {"time_limit": -1}, ValueError, "time_limit"),
+        ([[0, 1], [1, 0]], [0, 1], {"solver": "cplex"}, ValueError, "solver"),
+    ],
+)
+def test_bad_inputs(B, y, kw, exc, match):
+    groups = kw.pop("groups", None)
+    with pytest.raises(exc, match=match):
+        enum_search(np.asarray(B, dtype=object) if isinstance(B, list) else B, y, groups,
+                    **kw)
