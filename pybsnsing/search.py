@@ -279,19 +279,17 @@ def _enum_py(
     pos = y == 1
     n1 = int(pos.sum())
     n0 = n - n1
-    # class-wise transposed copies (question x row) in floating point, so that the
-    # counting products below run in BLAS; float32 sums of 0/1 terms are exact below 2**24
-    dt = np.float32 if n < 2**24 else np.float64
-    Bp = np.ascontiguousarray(B[pos].T, dtype=dt)
-    Bn = np.ascontiguousarray(B[~pos].T, dtype=dt)
+    # class-wise boolean copies, one row per question (question x row)
+    Bp = np.ascontiguousarray(B[pos].T, dtype=bool)
+    Bn = np.ascontiguousarray(B[~pos].T, dtype=bool)
     vbest: float = n0 * n1 / 2
     best: tuple[int, ...] = ()
     neval = 0
 
     # level 1: every single column
     level: list[tuple[tuple[int, ...], int, int, float]] = []
-    tps = Bp.sum(axis=1, dtype=np.int64)
-    fps = Bn.sum(axis=1, dtype=np.int64)
+    tps = np.count_nonzero(Bp, axis=1)
+    fps = np.count_nonzero(Bn, axis=1)
     for j in range(m):
         tp, fp = int(tps[j]), int(fps[j])
         fn = n1 - tp
@@ -318,10 +316,10 @@ def _enum_py(
             if not cand:
                 continue
             # rows the parent leaves uncovered; a child adds those its new column covers
-            free_p = (Bp[list(cols)].sum(axis=0) == 0).astype(dt)
-            free_n = (Bn[list(cols)].sum(axis=0) == 0).astype(dt)
-            add_tp = (Bp @ free_p)[cand].astype(np.int64).tolist()
-            add_fp = (Bn @ free_n)[cand].astype(np.int64).tolist()
+            free_p = ~Bp[list(cols)].any(axis=0)
+            free_n = ~Bn[list(cols)].any(axis=0)
+            add_tp = np.count_nonzero(Bp[cand] & free_p, axis=1).tolist()
+            add_fp = np.count_nonzero(Bn[cand] & free_n, axis=1).tolist()
             ptp = n1 - pfn
             for j, atp, afp in zip(cand, add_tp, add_fp, strict=True):
                 tp, fp = ptp + atp, pfp + afp

@@ -268,7 +268,7 @@ def test_thread_count_does_not_change_results(shared):
 
 
 def test_time_limit_stops_after_a_whole_level(shared):
-    X, y = _dl(shared, "ionosphere")
+    X, y = _dl(shared, "anneal")
     for solver in ("enum_c", "enum_py"):
         two = enum_search(X, y, max_rules=2, node_size=1, solver=solver)
         cut = enum_search(X, y, max_rules=3, node_size=1, time_limit=0, solver=solver)

@@ -58,10 +58,11 @@ __all__ = [
 
 #: default child slots (parents x columns) per chunk: bounds the stored level's buffers
 #: (9 bytes a slot) and sets how much work one parallel region gets
-CHUNK_SLOTS = 1 << 21
-#: default least child slots of a chunk counted in parallel (some ms of work), so that the
-#: thread start-up and the stalls of a loaded machine stay negligible
-PAR_MIN_SLOTS = 1 << 20
+CHUNK_SLOTS = 1 << 22
+#: default least child slots of a chunk counted in parallel (tens of ms of work), so that
+#: thread start-up and the stalls of a loaded machine (a parallel region waits for its
+#: slowest thread) stay small next to the work
+PAR_MIN_SLOTS = 1 << 21
 
 _BIG = np.int64(1) << np.int64(62)
 

@@ -204,7 +204,7 @@ def anovass_range(y: np.ndarray, order: np.ndarray, n1: int, n2: int) -> float:
 
 @njit(cache=True, error_model="numpy")
 def anova_continuous(
-    xs: np.ndarray, ys: np.ndarray, k: int, edge: int, myrisk: float
+    xs: np.ndarray, ys: np.ndarray, k: int, edge: int, myrisk: float, inv: np.ndarray
 ) -> tuple[float, float, int]:
     """Best split of one sorted continuous variable (rpart ``anova``, nclass == 0).
 
@@ -213,6 +213,15 @@ def anova_continuous(
     two adjacent distinct values, and ``direction`` LEFT (-1) when the rows
     with ``x < split`` have the smaller mean (they go left), RIGHT otherwise.
     ``split`` is 0.0 when no admissible split exists (then ``improve`` is 0).
+
+    ``inv[m]`` must be ``1.0 / m`` (m = 1..k). It serves a cheap screen: rpart's
+    ``temp = a / left_wt + b / right_wt`` (with ``a = left_sum**2``, ``b =
+    right_sum**2``, weights = counts) is only computed with its two divisions
+    when ``a * inv[left_n] + b * inv[right_n]`` reaches ``best * (1 - 1e-13)``.
+    Both sums of two non-negative terms are within ``(1 + u)**2`` and ``(1 -
+    u)**3`` of the exact value (u = 2**-53), so ``temp <= screen * (1 + 6u)``;
+    a screened-out position can never satisfy ``temp > best``. Results are
+    bit-identical to the plain loop.
     """
     right_wt = 0.0
     right_n = k
@@ -227,6 +236,7 @@ def anova_continuous(
     left_n = 0
     right_sum = 0.0
     best = 0.0
+    guard = 0.0
     where = 0
     direction = LEFT
     i = 0
@@ -239,14 +249,18 @@ def anova_continuous(
         left_sum += temp
         right_sum -= temp
         if xs[i + 1] != xs[i] and left_n >= edge:
-            temp = left_sum * left_sum / left_wt + right_sum * right_sum / right_wt
-            if temp > best:
-                best = temp
-                where = i
-                if left_sum < right_sum:
-                    direction = LEFT
-                else:
-                    direction = RIGHT
+            a = left_sum * left_sum
+            b = right_sum * right_sum
+            if a * inv[left_n] + b * inv[right_n] >= guard:
+                temp = a / left_wt + b / right_wt
+                if temp > best:
+                    best = temp
+                    guard = best * (1.0 - 1e-13)
+                    where = i
+                    if left_sum < right_sum:
+                        direction = LEFT
+                    else:
+                        direction = RIGHT
         i += 1
     improve = best / myrisk
     split = 0.0
@@ -288,6 +302,7 @@ def bsplit(
     out_split: np.ndarray,
     out_dir: np.ndarray,
     out_count: np.ndarray,
+    inv: np.ndarray,
 ) -> tuple[int, float]:
     """Primary and competitor splits of the node holding ``sorts[:, n1:n2]``.
 
@@ -299,8 +314,9 @@ def bsplit(
     the earlier column). ``insert_split``'s pointer logic is replayed exactly,
     including its quirk for ``maxpri == 2`` (maxcompete = 1): when the list is
     full and a new best split arrives, the list shrinks to that split alone.
-    The list is written to the ``out_*`` arrays (length >= maxpri). Returns
-    ``(list length, updated iscale)``.
+    The list is written to the ``out_*`` arrays (length >= maxpri). ``inv[m]``
+    = ``1.0 / m`` (see :func:`anova_continuous`). Returns ``(list length,
+    updated iscale)``.
     """
     p = xt.shape[0]
     k = n2 - n1
@@ -314,7 +330,7 @@ def bsplit(
             ys[j] = y[kk]
         if k == 0 or xs[0] == xs[k - 1]:
             continue  # no place to split
-        improve, split, direction = anova_continuous(xs, ys, k, edge, myrisk)
+        improve, split, direction = anova_continuous(xs, ys, k, edge, myrisk, inv)
         if improve > iscale:
             iscale = improve
         if improve > iscale * 1e-10:
@@ -367,39 +383,39 @@ def nodesplit(
     direction: int,
     goes_left: np.ndarray,
     tempvec: np.ndarray,
+    nvars: int,
 ) -> int:
     """Split the node ``sorts[:, n1:n2]`` by ``x[var] < spoint`` (rpart ``nodesplit``).
 
     A row goes left when ``(x < spoint ? direction : -direction) == LEFT``.
-    Every variable's slice of ``sorts`` is re-ordered in place to
-    ``{left rows, right rows}``, keeping the order within each group.
-    ``goes_left`` (length n, uint8) and ``tempvec`` (length n, int64) are
-    scratch arrays. Returns the number of rows sent left.
+    The first ``nvars`` variables' slices of ``sorts`` are re-ordered in place
+    to ``{left rows, right rows}``, keeping the order within each group (rpart
+    re-orders all of them; only ``sorts[0]`` is read again below a node whose
+    children cannot split, so the caller may pass ``nvars = 1`` there).
+    ``goes_left`` (length n, uint8) and ``tempvec`` (length n + 1, int64) are
+    scratch arrays. Returns the number of rows sent left. Branch-free loops:
+    the left/right pattern is data dependent and would defeat prediction.
     """
     nleft = 0
+    left_is_below = 1 if direction == LEFT else 0
     for i in range(n1, n2):
         j = sorts[var, i]
-        if xt[var, j] < spoint:
-            kdir = direction
-        else:
-            kdir = -direction
-        if kdir == LEFT:
-            goes_left[j] = 1
-            nleft += 1
-        else:
-            goes_left[j] = 0
-    p = sorts.shape[0]
-    for v in range(p):
+        below = 1 if xt[var, j] < spoint else 0
+        g = 1 if below == left_is_below else 0
+        goes_left[j] = g
+        nleft += g
+    for v in range(nvars):
         i1 = n1
         i2 = n1 + nleft
         for i in range(n1, n2):
             j = sorts[v, i]
-            if goes_left[j] == 1:
-                sorts[v, i1] = j
-                i1 += 1
-            else:
-                tempvec[i2] = j
-                i2 += 1
+            g = goes_left[j]
+            # i1 <= i: the slot was read already; a right row written there is
+            # overwritten by a later left row or by the copy below
+            sorts[v, i1] = j
+            tempvec[i2] = j
+            i1 += g
+            i2 += 1 - g
         for i in range(n1 + nleft, n2):
             sorts[v, i] = tempvec[i]
     return nleft
@@ -445,6 +461,7 @@ def _partition_tree(
     goes_left: np.ndarray,
     tempvec: np.ndarray,
     cnt: np.ndarray,
+    inv: np.ndarray,
 ) -> None:
     """rpart ``partition.c`` from the root (slot 0), recursion unrolled.
 
@@ -517,6 +534,7 @@ def _partition_tree(
                 ss[start:],
                 sd[start:],
                 sc[start:],
+                inv,
             )
             fp[1] = iscale
             if nl == 0:
@@ -529,8 +547,10 @@ def _partition_tree(
             cnt[1] = start + nl
             node_i[me, 3] = start
             node_i[me, 4] = nl
+            # children beyond maxnode only compute their risk (from sorts[0])
+            nvars = 1 if 2 * nodenum > maxnode else sorts.shape[0]
             nleft = nodesplit(
-                xt, sorts, n1, n2, sv[start], ss[start], sd[start], goes_left, tempvec
+                xt, sorts, n1, n2, sv[start], ss[start], sd[start], goes_left, tempvec, nvars
             )
             f_nleft[f] = nleft
             lslot = cnt[0]
@@ -663,14 +683,16 @@ def rpart_anova(
     sd = np.zeros(nsp, dtype=np.int64)
     sc = np.zeros(nsp, dtype=np.int64)
     goes_left = np.zeros(n, dtype=np.uint8)
-    tempvec = np.zeros(n, dtype=np.int64)
+    tempvec = np.zeros(n + 1, dtype=np.int64)
     cnt = np.array([1, 0], dtype=np.int64)
     node_i[0, 0] = 1
     node_i[0, 4] = 0
     node_f[0, 0] = root_risk
     node_f[0, 1] = root_risk
+    inv = 1.0 / np.arange(1, n + 1).astype(np.float64)
+    inv = np.concatenate((np.zeros(1), inv))
     _partition_tree(
-        xt, y, sorts, ip, fp, node_i, node_f, sv, si, ss, sd, sc, goes_left, tempvec, cnt
+        xt, y, sorts, ip, fp, node_i, node_f, sv, si, ss, sd, sc, goes_left, tempvec, cnt, inv
     )
 
     # rpmatrix: pre-order walk, left subtree before right subtree
