@@ -44,6 +44,7 @@ _KP_MAX = 27
 _TBL = [Fraction(float(f"1e{k}")) for k in range(_KP_MAX + 1)]
 _TEN14 = 10**14
 _DBL_MAX = Fraction(1.7976931348623157e308)
+_TWO64 = 1 << 64
 #: Largest k for which the double literal 1ek is exactly 10**k.
 _EXACT_TBL_MAX = 22
 
@@ -64,6 +65,33 @@ def _round_bits(q: Fraction, bits: int = 64) -> Fraction:
     m = round(Fraction(n << shift, d) if shift >= 0 else Fraction(n, d << -shift))
     out = Fraction(m, 1 << shift) if shift >= 0 else Fraction(m << -shift)
     return -out if neg else out
+
+
+def _round_ratio(num: int, den: int, bits: int) -> tuple[int, int]:
+    """``num/den > 0`` rounded to ``bits`` significant bits, ties to even: ``(m, e)``, m*2**e."""
+    e = num.bit_length() - den.bit_length()
+    if (num << max(0, -e)) < (den << max(0, e)):
+        e -= 1
+    shift = bits - 1 - e
+    if shift >= 0:
+        q, r = divmod(num << shift, den)
+    else:
+        q, r = divmod(num, den << -shift)
+    if 2 * r > den or (2 * r == den and q & 1):
+        q += 1
+    return q, -shift
+
+
+def _round_int(m: int, e: int, bits: int) -> tuple[int, int]:
+    """``m * 2**e`` (m > 0) rounded to ``bits`` significant bits, ties to even."""
+    drop = m.bit_length() - bits
+    if drop <= 0:
+        return m, e
+    q, r = divmod(m, 1 << drop)
+    half = 1 << (drop - 1)
+    if r > half or (r == half and q & 1):
+        q += 1
+    return q, e + drop
 
 
 def _scientific_exact(r: float) -> tuple[int, int, bool]:
@@ -233,12 +261,22 @@ def r_atof(text: str) -> float:
         if not es.isdigit():
             raise ValueError(f"not a numeric literal: {text!r}")
         expn += esign * min(int(es), 9999)
+    mant_int = int(digits)
+    if mant_int == 0:
+        return sign * 0.0
+    if mant_int < _TWO64 and -_KP_MAX <= expn <= _KP_MAX:
+        # common case: the digits accumulate exactly in long double and 10**|expn|
+        # is exact, so R's value is ONE rounding to 64 bits, then one to 53 bits.
+        if expn >= 0:
+            m, e = _round_ratio(mant_int * 10**expn, 1, 64)
+        else:
+            m, e = _round_ratio(mant_int, 10**-expn, 64)
+        m, e = _round_int(m, e, 53)
+        return sign * math.ldexp(m, e)
     ans = Fraction(0)
     for ch in digits:
         ans = _round_bits(ans * 10 + int(ch))
     ndigits = len(digits)
-    if ans == 0:
-        return sign * 0.0
     if expn + ndigits < -300 or expn < -307 or expn > 308:
         # extreme exponents: R's special branches; take the correctly rounded value
         return sign * float(f"{digits}e{expn}")

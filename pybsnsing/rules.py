@@ -20,6 +20,7 @@ its text, with R's semantics:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -118,6 +119,11 @@ def parse_question(text: str) -> Question:
     """
     if not isinstance(text, str):
         raise TypeError(f"question text must be a str, got {type(text).__name__}")
+    return _parse_question_cached(text)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _parse_question_cached(text: str) -> Question:
     s = text.strip()
     m = _NAME_RE.match(s)
     if m is None:

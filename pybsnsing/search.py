@@ -174,11 +174,12 @@ def _as_binary_matrix(B: Any) -> np.ndarray:
         return np.ascontiguousarray(arr, dtype=np.uint8)
     if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
         raise TypeError(f"B must be an integer, boolean or 0/1 float matrix, got {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
+    is_float = np.issubdtype(arr.dtype, np.floating)
+    if is_float and np.isnan(arr).any():
         raise ValueError("B contains NaN")
-    bad = (arr != 0) & (arr != 1)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
+    # cheap reductions first; the element-wise test only for floats or to name a bad entry
+    if arr.min() < 0 or arr.max() > 1 or (is_float and np.any((arr != 0) & (arr != 1))):
+        i, j = np.argwhere((arr != 0) & (arr != 1))[0]
         raise ValueError(f"B must contain only 0 and 1; B[{i}, {j}] = {arr[i, j]!r}")
     return np.ascontiguousarray(arr, dtype=np.uint8)
 
@@ -345,16 +346,6 @@ def _enum_py(
 # the numba driver
 
 
-def _pack(Bc: np.ndarray) -> np.ndarray:
-    """Bit-pack the columns of a 0/1 uint8 matrix (rows x m) -> uint64 (m x words)."""
-    rows, m = Bc.shape
-    nwords = max(1, (rows + 63) // 64)
-    packed = np.packbits(Bc.T, axis=1, bitorder="little")  # (m, ceil(rows/8)) uint8
-    out = np.zeros((m, nwords * 8), dtype=np.uint8)
-    out[:, : packed.shape[1]] = packed
-    return np.ascontiguousarray(out).view("<u8").astype(np.uint64, copy=False)
-
-
 def _enum_numba(
     B: np.ndarray,
     y: np.ndarray,
@@ -378,8 +369,7 @@ def _enum_numba(
     n, m = B.shape
     n1 = int(pos.sum())
     n0 = n - n1
-    Xp = _pack(B[pos])
-    Xn = _pack(B[~pos])
+    Xp, Xn = K.pack_by_class(B, y)
     cp = K.popcount_rows(Xp)
     cn = K.popcount_rows(Xn)
     n1_, n0_, ns_ = np.int64(n1), np.int64(n0), np.int64(node_size)

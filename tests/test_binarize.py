@@ -70,8 +70,13 @@ def test_binarize_random_exact_cut_columns(shared: Path) -> None:
         assert np.all(np.diff(res.gt) >= 0) and np.all(np.diff(res.lt) >= 0)
         assert res.texts("x") == sol["out"].split(";")
         qs = node_questions(
-            x[:, None], ["x"], y, int(sol["target"]), nseg_numeric=int(sol["segments"]),
-            node_size=int(sol["node_size"]), num2factor=0,
+            x[:, None],
+            ["x"],
+            y,
+            int(sol["target"]),
+            nseg_numeric=int(sol["segments"]),
+            node_size=int(sol["node_size"]),
+            num2factor=0,
         )
         m = len(res.gt) + len(res.lt)
         assert qs.texts == res.texts("x")
@@ -306,17 +311,20 @@ def test_true_factor_columns() -> None:
     qs = node_questions(codes[:, None], ["f"], y, 1, factor_cols=[0], factor_levels=[levels])
     assert qs.texts == ["f=='c'", "f=='a'", "f%in%c('a','b','c')"]  # 4, 0, 4 rows < 5
     assert qs.B[:, 2].all()
-    qs = node_questions(codes[:, None], ["f"], y, 1, factor_cols=[0], factor_levels=[levels],
-                        bin_size=1)
+    qs = node_questions(
+        codes[:, None], ["f"], y, 1, factor_cols=[0], factor_levels=[levels], bin_size=1
+    )
     # unused level b has 0 < bin_size rows: R's table() lists it, so it is "small"
     assert qs.texts == ["f=='c'", "f=='a'", "f%in%c('b')"]
     assert not qs.B[:, 2].any()
     with pytest.raises(ValueError, match="more levels"):
-        node_questions(codes[:, None], ["f"], y, 1, factor_cols=[0], factor_levels=[levels],
-                       nseg_factor=1)
+        node_questions(
+            codes[:, None], ["f"], y, 1, factor_cols=[0], factor_levels=[levels], nseg_factor=1
+        )
     # a factor whose labels are 0/1 is a binary column
-    qs01 = node_questions(codes[:, None] / 2, ["g"], y, 1, factor_cols=[0],
-                          factor_levels=[["0", "1"]])
+    qs01 = node_questions(
+        codes[:, None] / 2, ["g"], y, 1, factor_cols=[0], factor_levels=[["0", "1"]]
+    )
     assert qs01.texts == ["g==0", "g==1"]
     assert np.array_equal(qs01.B[:, 1].astype(bool), codes == 2)
 
@@ -468,10 +476,16 @@ def _walk(rec, names, D, labels, nodes, ylabel) -> tuple[int, int]:
         rows[nd["lchild"]], rows[nd["rchild"]] = r[mask], r[~mask]
         if internal:
             qs = node_questions(
-                X[r], names, y[r], nd["class"],
-                num2factor=ctl["num2factor"], nseg_numeric=ctl["nseg.numeric"],
-                nseg_factor=ctl["nseg.factor"], bin_size=ctl["bin.size"],
-                node_size=ctl["node.size"], with_matrix=False,
+                X[r],
+                names,
+                y[r],
+                nd["class"],
+                num2factor=ctl["num2factor"],
+                nseg_numeric=ctl["nseg.numeric"],
+                nseg_factor=ctl["nseg.factor"],
+                bin_size=ctl["bin.size"],
+                node_size=ctl["node.size"],
+                with_matrix=False,
             )
             have = set(qs.texts)
             for q in parse_rule(nd["split_rule"]):
@@ -503,3 +517,120 @@ def test_golden_trees_membership_and_questions(shared: Path) -> None:
         f"of {nodes_checked} internal-only split rules found among node_questions()"
     )
     assert trees > 100 and questions_checked > 1000
+
+
+# ---------------------------------------------------------------------------
+# the question ORDER: a literal ENUM (spec §5, max.rules <= 2) on node_questions()
+# must pick exactly R's split rule at every node (ties go to the earlier column)
+# ---------------------------------------------------------------------------
+
+
+def _enum_oracle(B: np.ndarray, yp: np.ndarray, texts: list[str], ctl: dict) -> str:
+    """Spec §5 ENUM for max.rules <= 2, vectorised over the second question."""
+    node_size, nsgc = ctl["node.size"], ctl["no.same.gender.children"]
+    n = len(yp)
+    n1 = int(yp.sum())
+    n0 = n - n1
+    Bf = B.astype(np.float64)
+    P, N = Bf[yp == 1], Bf[yp == 0]
+    t, f = P.sum(0), N.sum(0)
+    groups = np.unique([q.group_key for q in map(_pq, texts)], return_inverse=True)[1]
+
+    def assess(TP, FP):
+        FN, TN = n1 - TP, n0 - FP
+        v = n1 * FP + n0 * FN - 2 * FP * FN
+        npos = TP + FP
+        ok = (npos >= node_size) & (n - npos >= node_size)
+        acc = np.ones_like(ok)
+        if nsgc:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                lft, rgt = TP / (TP + FP), FN / (FN + TN)
+            acc = ((lft > 0.5) & (rgt < 0.5)) | ((lft < 0.5) & (rgt > 0.5))
+        return v, ok, acc, FP, FN
+
+    vbest, best, level = n0 * n1 / 2, (), []
+    v, ok, acc, FP, FN = assess(t, f)
+    for j in np.flatnonzero(ok).tolist():
+        if v[j] < vbest and acc[j]:
+            vbest, best = v[j], (j,)
+        if FP[j] >= n0 / 2:
+            tau = v[j] if FN[j] <= n1 / 2 else n0 * (n1 - FN[j])
+        else:
+            tau = n1 * FP[j] if FN[j] <= n1 / 2 else 0
+        if tau < vbest:
+            level.append((j, FP[j], FN[j], tau))
+    if ctl["max.rules"] >= 2 and level:
+        G1, G0 = P.T @ P, N.T @ N
+        for i, fpi, fni, tau in level:
+            if tau >= vbest:
+                continue
+            js = np.arange(i + 1, B.shape[1])
+            v2, ok2, acc2, fp2, fn2 = assess(t[i] + t[js] - G1[i, js], f[i] + f[js] - G0[i, js])
+            good = ok2 & acc2 & (groups[js] != groups[i]) & ~((fp2 == fpi) & (fn2 == fni))
+            if good.any() and v2[good].min() < vbest:
+                k = int(np.flatnonzero(good & (v2 == v2[good].min()))[0])
+                vbest, best = v2[k], (i, int(js[k]))
+    return " | ".join(texts[k] for k in best)
+
+
+def _pq(text: str):
+    from pybsnsing.rules import parse_question
+
+    return parse_question(text)
+
+
+def test_golden_trees_enum_oracle_picks_r_rule(shared: Path) -> None:
+    nodes_checked = 0
+    for path in sorted((shared / "golden" / "trees").glob("*.json")):
+        recs = json.loads(path.read_text())
+        names, D, labels = _read_dataset(shared, recs[0]["dataset"])
+        if len(set(names)) != len(names):
+            continue
+        for rec in recs:
+            ctl = rec["control_effective"]
+            if ctl["import.external"] or ctl["max.rules"] > 2:
+                continue
+            parts = (
+                [(rec["nodes"], rec["ycode"][1])]
+                if rec["model_type"] == "binary"
+                else [(c["nodes"], c["label"]) for c in rec["classes"]]
+            )
+            tr = np.asarray(rec["train_rows"]) - 1
+            X = D[tr].copy()
+            for j in range(X.shape[1]):
+                miss = np.isnan(X[:, j])
+                if miss.any():
+                    X[miss, j] = np.median(X[~miss, j])
+            for nodes, lab in parts:
+                y = (labels[tr] == lab).astype(np.int8)
+                rows = {0: np.arange(len(tr))}
+                for nd in nodes:
+                    r = rows[nd["number"]]
+                    data = {nm: X[r, j] for j, nm in enumerate(names)}
+                    share = max(nd["n1"], nd["n0"]) / nd["nobs"]
+                    queued = nd["n1"] and nd["n0"] and nd["nobs"] > ctl["node.size"]
+                    if nd["number"] == 0 or (queued and share < ctl["stop.prob"]):
+                        qs = node_questions(
+                            X[r],
+                            names,
+                            y[r],
+                            nd["class"],
+                            num2factor=ctl["num2factor"],
+                            nseg_numeric=ctl["nseg.numeric"],
+                            nseg_factor=ctl["nseg.factor"],
+                            bin_size=ctl["bin.size"],
+                            node_size=ctl["node.size"],
+                        )
+                        yp = y[r] if nd["class"] == 1 else 1 - y[r]
+                        pick = _enum_oracle(qs.B, yp, qs.texts, ctl) if qs.texts else ""
+                        if pick:
+                            left = evaluate_rule(pick, data)
+                            if left.all() or not left.any():
+                                pick = ""  # null split: leaf
+                        assert pick == nd["split_rule"], (rec["dataset"], rec["config"], nd)
+                        nodes_checked += 1
+                    if nd["split_rule"]:
+                        left = evaluate_rule(nd["split_rule"], data)
+                        rows[nd["lchild"]], rows[nd["rchild"]] = r[left], r[~left]
+    print(f"ENUM oracle on node_questions() reproduced R's choice at {nodes_checked} nodes")
+    assert nodes_checked > 1000

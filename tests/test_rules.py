@@ -76,8 +76,21 @@ def test_parse_rule_and_variables() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["", "   ", "x >", "x > abc", "x >> 1", "x ! 1", "x=='a", "x%in%c()", "x%in%c('a',)",
-     "x%in%c('a'", "> 1", "x > 1 |", "x=='a' | y=='b"],
+    [
+        "",
+        "   ",
+        "x >",
+        "x > abc",
+        "x >> 1",
+        "x ! 1",
+        "x=='a",
+        "x%in%c()",
+        "x%in%c('a',)",
+        "x%in%c('a'",
+        "> 1",
+        "x > 1 |",
+        "x=='a' | y=='b",
+    ],
 )
 def test_parse_errors(bad: str) -> None:
     with pytest.raises(ValueError):

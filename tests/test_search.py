@@ -245,6 +245,26 @@ def test_kernel_paths_agree(prob):
         search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS = saved
 
 
+@pytest.mark.parametrize(
+    ("name", "mr"),
+    [("hepatitis", 4), ("vote", 4), ("soybean", 4), ("lymph", 4), ("primary-tumor", 5)],
+)
+def test_deeper_levels_on_dl_data(shared, name, mr):
+    """Levels 3+ stored and a generic last level (k >= 3) against the oracle on real data
+    (random matrices rarely reach deep levels with many kept candidates)."""
+    X, y = _dl(shared, name)
+    ref = _triple(enum_search(X, y, max_rules=mr, node_size=1, solver="enum_py"))
+    assert _triple(enum_search(X, y, max_rules=mr, node_size=1)) == ref
+    saved = (search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS)
+    try:
+        search._CHUNK_SLOTS, search._PAR_MIN_SLOTS = 5000, 1
+        assert _triple(enum_search(X, y, max_rules=mr, node_size=1)) == ref
+        search._GRAM_MAX_COLS = 0
+        assert _triple(enum_search(X, y, max_rules=mr, node_size=1)) == ref
+    finally:
+        search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS = saved
+
+
 # ---------------------------------------------------------------------------------------
 # determinism, limits, compilation
 

@@ -33,10 +33,16 @@ the number of threads.  Phase 1 uses ``vb2`` as it is when the chunk starts (the
 
 * a parent with ``tau >= snapshot`` is certainly skipped, so it is left out of phase 1;
 * a child whose counts provably give ``v >= snapshot`` (and, if the level is stored,
-  ``tau >= snapshot``) can be neither accepted nor kept, so it is only counted.  The
-  proof uses interval bounds on its TP and FP from the pair counts:
-  ``max(TP(S), TP(s|j)) <= TP(S+j) <= TP(S) + cp[j] - max_s Gp[s, j]`` (s in S), and the
-  objective is bilinear in (FP, FN), so its minimum over the box is at a corner.
+  ``tau >= snapshot``) can be neither accepted nor kept, so it is only counted, without a
+  popcount.  The proof uses interval bounds on its TP and FP from the pair counts:
+  ``max(TP(S), TP(s|j)) <= TP(S+j) <= TP(S) + cp[j] - max_s Gp[s, j]`` (s in S), likewise
+  FP; ``v`` is bilinear in (FP, FN), so its minimum over the box is at a corner, and
+  ``tau`` (outside R's "0" case) is the minimum of ``v`` over ``[FP, n0] x [0, FN]``.
+  On the DL8.5 data these bounds settle over 99.9 % of the level-3 children.
+
+The last level (rules of ``max_rules`` questions) stores nothing: phase 1 only keeps, per
+parent, its number of children and its first best valid child (pruning against the
+parent's running best), which is all phase 2 needs to replay the sequential scan.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = [
+    "pack_by_class",
     "popcount_rows",
     "gram_counts",
     "level_one",
@@ -63,9 +70,6 @@ CHUNK_SLOTS = 1 << 22
 #: thread start-up and the stalls of a loaded machine (a parallel region waits for its
 #: slowest thread) stay small next to the work
 PAR_MIN_SLOTS = 1 << 21
-
-_BIG = np.int64(1) << np.int64(62)
-
 
 @intrinsic
 def _ctpop(typingctx, x):  # pragma: no cover - compiled
@@ -137,6 +141,39 @@ def _lb_tau2(flo, nhi, n1, n0):
 
 # ---------------------------------------------------------------------------------------
 # counters
+
+
+@njit(cache=True)
+def pack_by_class(B, y):
+    """Bit-pack the columns of a 0/1 matrix ``B`` (n x m, uint8) separately for the rows
+    with ``y == 1`` and ``y == 0``: returns ``(Xp, Xn)``, uint64 of shape (m, words), bit
+    ``t`` of word ``w`` being the class's row ``64*w + t`` in row order (padding bits 0)."""
+    n, m = B.shape
+    n1 = 0
+    for i in range(n):
+        if y[i] == 1:
+            n1 += 1
+    n0 = n - n1
+    Xp = np.zeros((m, max(1, (n1 + 63) // 64)), np.uint64)
+    Xn = np.zeros((m, max(1, (n0 + 63) // 64)), np.uint64)
+    t1 = 0
+    t0 = 0
+    for i in range(n):
+        if y[i] == 1:
+            w = t1 >> 6
+            bit = np.uint64(1) << np.uint64(t1 & 63)
+            for j in range(m):
+                if B[i, j] != 0:
+                    Xp[j, w] |= bit
+            t1 += 1
+        else:
+            w = t0 >> 6
+            bit = np.uint64(1) << np.uint64(t0 & 63)
+            for j in range(m):
+                if B[i, j] != 0:
+                    Xn[j, w] |= bit
+            t0 += 1
+    return Xp, Xn
 
 
 @njit(cache=True)

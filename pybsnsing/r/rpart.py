@@ -128,8 +128,8 @@ def _to_r(obj: Any) -> Any:
     from rpy2.robjects import numpy2ri, pandas2ri
     from rpy2.robjects.conversion import localconverter
 
-    with localconverter(ro.default_converter + numpy2ri.converter + pandas2ri.converter):
-        return ro.conversion.py2rpy(obj)
+    with localconverter(ro.default_converter + numpy2ri.converter + pandas2ri.converter) as cv:
+        return cv.py2rpy(obj)
 
 
 def _null_or(v: int | None) -> Any:

@@ -61,7 +61,13 @@ pybsnsing_use_python <- function(python, required = TRUE) {
 #' @rdname pybsnsing_use_python
 #' @export
 pybsnsing_available <- function() {
-  isTRUE(tryCatch(reticulate::py_module_available("pybsnsing"), error = function(e) FALSE))
+  # import it and look for bsnsing(): a folder named "pybsnsing" in the
+  # working directory (such as an installed R package) would otherwise pass
+  # for the module as a namespace package
+  isTRUE(tryCatch({
+    module <- reticulate::import("pybsnsing", convert = FALSE)
+    reticulate::py_has_attr(module, "bsnsing")
+  }, error = function(e) FALSE))
 }
 
 #' @rdname pybsnsing_use_python

@@ -171,3 +171,16 @@ test_that("plot() writes the tree to a file, or says why it cannot", {
   }
   expect_output(plot(bs), "plotting each tree separately")
 })
+
+test_that("predict(): Python warnings become R warnings; impute = TRUE", {
+  skip_if_no_pybsnsing()
+  d <- data.frame(y = factor(rep(c("a", "b"), each = 20)),
+                  f = factor(rep(c("u", "v", "w", "u"), 10)),
+                  x = c(1:20, 11:30))
+  bs <- bsnsing(y ~ ., data = d, import.external = FALSE, node.size = 2)
+  new <- data.frame(f = factor(c("u", "z")), x = c(5, NA))
+  expect_warning(p <- predict(bs, new), "not seen in training")
+  expect_length(p, 2)
+  p1 <- suppressWarnings(predict(bs, new, impute = TRUE))
+  expect_true(all(p1 >= 0 & p1 <= 1))
+})
