@@ -209,8 +209,10 @@ def _column_kind(col: Any) -> tuple[str, np.ndarray, np.ndarray | None]:
     if isinstance(col, pd.Series):
         if isinstance(col.dtype, pd.CategoricalDtype):
             col = col.astype(object).to_numpy()
-        elif pd.api.types.is_bool_dtype(col.dtype) and not col.isna().any():
-            col = col.to_numpy(dtype=bool)
+        elif pd.api.types.is_bool_dtype(col.dtype):
+            miss = col.isna().to_numpy()
+            data = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            return "lgl", data, (miss if miss.any() else None)
         elif pd.api.types.is_numeric_dtype(col.dtype):
             col = col.to_numpy(dtype=np.float64, na_value=np.nan)
         else:
@@ -234,6 +236,17 @@ def _column_kind(col: Any) -> tuple[str, np.ndarray, np.ndarray | None]:
     return "str", arr, (np.asarray(miss, dtype=bool) if miss_any else None)
 
 
+def _label(v: Any) -> str:
+    """``as.character`` of one element of an object column."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool | np.bool_):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, int | float | np.integer | np.floating):
+        return format_r(float(v))
+    return str(v)
+
+
 def _as_character(kind: str, data: np.ndarray, missing: np.ndarray | None) -> np.ndarray:
     """R's ``as.character`` of a column (object array; missing entries are None)."""
     if kind == "num":
@@ -241,7 +254,7 @@ def _as_character(kind: str, data: np.ndarray, missing: np.ndarray | None) -> np
     elif kind == "lgl":
         out = np.where(data != 0, "TRUE", "FALSE").astype(object)
     else:
-        out = np.array([v if isinstance(v, str) else str(v) for v in data.tolist()], dtype=object)
+        out = np.array([_label(v) for v in data.tolist()], dtype=object)
     if missing is not None:
         out[missing] = None
     return out
@@ -263,7 +276,10 @@ def _match_strings(
         res[ok] = hit[inv.ravel()]
         return res
     if kind == "lgl":
-        return np.where(data != 0, "TRUE" in tset, "FALSE" in tset)
+        res = np.where(data != 0, "TRUE" in tset, "FALSE" in tset)
+        if missing is not None:
+            res &= ~missing
+        return res
     labels = _as_character(kind, data, missing)
     return np.fromiter((v is not None and v in tset for v in labels), dtype=bool, count=len(labels))
 

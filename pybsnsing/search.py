@@ -12,9 +12,14 @@ all counts are 64-bit (R's C ``int`` products overflow past about 92 000 balance
 
 Two implementations give identical ``cols``, ``objval`` and ``neval``:
 
-* ``solver="enum_c"`` (or ``"enum"``): numba kernels on bit-packed columns
-  (:mod:`pybsnsing.kernels.enum`), level 2 read from per-class Gram matrices;
+* ``solver="enum_c"`` (or ``"enum"``): numba kernels (:mod:`pybsnsing.kernels.enum`) on
+  bit-packed columns: level 2 read from per-class Gram matrices, deeper levels with
+  pair-count bounds that settle most candidates without touching the rows, chunks of
+  parents counted in parallel only when large, the accept/prune logic always sequential;
 * ``solver="enum_py"``: a plain NumPy transliteration of the C code, used as the oracle.
+
+The interpreted R solver ``opt.solver = "enum"`` counts ``neval`` without the candidates
+rejected by ``node.size``; both names here give the C count (the fixtures' count).
 
 Public functions: :func:`question_groups`, :func:`enum_search`, :func:`bslearn`.
 """
@@ -445,15 +450,14 @@ def enum_search(
             one rule.  ``None``: every column is its own group.
         max_rules: most questions in the rule, 1..10.
         node_size: both sides of the rule (rows where it is true / false) must hold at least
-            this many rows; 0 or 1 means no constraint beyond non-negativity (no automatic
-            ``floor(sqrt(n))`` here: that is the tree grower's job).
+            this many rows (0: no constraint, 1: both sides non-empty).  There is no
+            automatic ``floor(sqrt(n))`` here: that is the tree grower's job.
         no_same_gender_children: accept an improving rule only if TP/(TP+FP) and
             FN/(FN+TN) lie strictly on opposite sides of 0.5 (a 0/0 share rejects).
         time_limit: CPU seconds (``time.process_time``), checked only after a whole level
             of extensions, as R does.
         solver: ``"enum_c"`` or ``"enum"`` (numba kernels) or ``"enum_py"`` (NumPy oracle).
-            All give identical results.  (R's interpreted ``"enum"`` counts ``neval``
-            without the node.size rejections; here ``neval`` is always the C count.)
+            All give identical results, ``neval`` always counted as R's C code counts.
 
     Returns:
         :class:`SearchResult`.

@@ -560,12 +560,13 @@ def _enum_oracle(B: np.ndarray, yp: np.ndarray, texts: list[str], ctl: dict) -> 
         if tau < vbest:
             level.append((j, FP[j], FN[j], tau))
     if ctl["max.rules"] >= 2 and level:
-        G1, G0 = P.T @ P, N.T @ N
-        for i, fpi, fni, tau in level:
+        parents = [lv[0] for lv in level]
+        G1, G0 = P[:, parents].T @ P, N[:, parents].T @ N  # Gram rows of the parents
+        for row, (i, fpi, fni, tau) in enumerate(level):
             if tau >= vbest:
                 continue
             js = np.arange(i + 1, B.shape[1])
-            v2, ok2, acc2, fp2, fn2 = assess(t[i] + t[js] - G1[i, js], f[i] + f[js] - G0[i, js])
+            v2, ok2, acc2, fp2, fn2 = assess(t[i] + t[js] - G1[row, js], f[i] + f[js] - G0[row, js])
             good = ok2 & acc2 & (groups[js] != groups[i]) & ~((fp2 == fpi) & (fn2 == fni))
             if good.any() and v2[good].min() < vbest:
                 k = int(np.flatnonzero(good & (v2 == v2[good].min()))[0])

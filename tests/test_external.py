@@ -354,6 +354,19 @@ def test_sort_columns_from_equals_mysort() -> None:
             assert np.array_equal(K.sort_columns_from(xt, order), ref)
 
 
+def test_argsort_rows() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        X, _, _ = node_like(rng)
+        X[rng.random(X.shape) < 0.05] = -0.0
+        xt = np.ascontiguousarray(X.T)
+        o = K.argsort_rows(xt)
+        for r in range(xt.shape[0]):
+            assert np.array_equal(np.sort(o[r]), np.arange(xt.shape[1]))
+            assert np.all(np.diff(xt[r, o[r]]) >= 0)
+        assert np.array_equal(K.sort_columns_from(xt, o), K.sort_columns(xt))
+
+
 def _brute_root(X: np.ndarray, y: np.ndarray, minbucket: int) -> tuple[float, set[tuple]]:
     """Best between-group SS at the root over all admissible cuts (numpy oracle)."""
     n = len(y)

@@ -234,3 +234,13 @@ def test_golden_children_by_rule_text(shared: Path, name: str) -> None:
                 rows[nd["rchild"]] = r[~left]
                 checked += 1
     assert checked > 0
+
+
+def test_nullable_and_object_columns() -> None:
+    b = pd.Series([True, None, False], dtype="boolean")
+    assert evaluate_rule("b==1", {"b": b}).tolist() == [True, False, False]
+    assert evaluate_rule("b=='FALSE'", {"b": b}).tolist() == [False, False, True]
+    i = pd.Series([1, None, 3], dtype="Int64")
+    assert evaluate_rule("i > 1.5", {"i": i}).tolist() == [False, False, True]
+    o = np.array([1e5, "a", 2.5, None], dtype=object)
+    assert evaluate_rule("o%in%c('1e+05','2.5')", {"o": o}).tolist() == [True, False, True, False]

@@ -59,7 +59,6 @@ from llvmlite import ir
 from numba import njit, objmode, types
 from numba.core import cgutils
 from numba.extending import intrinsic
-from numba.typed import List
 
 INF = np.int64(1) << np.int64(61)
 
@@ -244,11 +243,11 @@ def _cache_put(store, meta, h1, h2, d, n, lb, cost, f, nl, nr):
                 return
             r = recs[r, R_NEXT]
     k = meta[M_RECN]
-    if k >= recs.shape[0]:
-        bigger = np.empty((2 * recs.shape[0], R_WIDTH), dtype=np.int64)
-        bigger[: recs.shape[0]] = recs
-        store[1] = bigger
-        recs = bigger
+    if k >= recs.shape[0] or (i < 0 and 2 * (meta[M_TABN] + 1) > tab.shape[0]):
+        # full: drop the record; during a search ask the driver to grow and resume
+        if meta[M_CHECK] != 0:
+            meta[M_TIMEOUT] = 2
+        return
     recs[k, R_D] = d
     recs[k, R_N] = n
     recs[k, R_LB] = cost if cost >= 0 else lb
@@ -267,20 +266,23 @@ def _cache_put(store, meta, h1, h2, d, n, lb, cost, f, nl, nr):
     tab[pos, 1] = h2
     tab[pos, 2] = k
     meta[M_TABN] += 1
-    if 2 * meta[M_TABN] > tab.shape[0]:
-        cap = 2 * tab.shape[0]
-        nt = np.empty((cap, 3), dtype=np.int64)
-        nt[:, 2] = -1
-        msk = cap - 1
-        for s in range(tab.shape[0]):
-            if tab[s, 2] != -1:
-                j = tab[s, 0] & msk
-                while nt[j, 2] != -1:
-                    j = (j + 1) & msk
-                nt[j, 0] = tab[s, 0]
-                nt[j, 1] = tab[s, 1]
-                nt[j, 2] = tab[s, 2]
-        store[0] = nt
+
+
+@njit(cache=True)
+def _rehash(tab, cap):
+    """The hash table re-inserted into ``cap`` slots (a power of two)."""
+    nt = np.empty((cap, 3), dtype=np.int64)
+    nt[:, 2] = -1
+    msk = cap - 1
+    for s in range(tab.shape[0]):
+        if tab[s, 2] != -1:
+            j = tab[s, 0] & msk
+            while nt[j, 2] != -1:
+                j = (j + 1) & msk
+            nt[j, 0] = tab[s, 0]
+            nt[j, 1] = tab[s, 1]
+            nt[j, 2] = tab[s, 2]
+    return nt
 
 
 # ---------------------------------------------------------------------------
@@ -578,11 +580,15 @@ def _d2_solve(G, N, mF, l2g, A, B, out):
 
 @njit(cache=True)
 def _tick(meta, deadline):
-    """Count a unit of work; read the clock now and then. True when out of time."""
-    if meta[M_TIMEOUT] != 0:
-        return True
+    """Count a unit of work; read the clock now and then. True when the search must stop.
+
+    Stops (only while ``meta[M_CHECK]`` is set) when out of time or when the
+    cache is full (the driver then grows it and resumes).
+    """
     if meta[M_CHECK] == 0:
         return False
+    if meta[M_TIMEOUT] != 0:
+        return True
     meta[M_TICK] += 1
     if meta[M_TICK] >= 64:
         meta[M_TICK] = 0
@@ -1030,14 +1036,23 @@ class SearchState:
             np.zeros(max(m, 1), dtype=np.int64),  # row feature list
             np.zeros((L, 2), dtype=np.int64),  # incremental update allowed
         )
-        store = List()
-        tab = np.empty((1 << 14, 3), dtype=np.int64)
+        tab = np.empty((1 << 16, 3), dtype=np.int64)
         tab[:, 2] = -1
-        store.append(tab)
-        store.append(np.empty((1 << 14, R_WIDTH), dtype=np.int64))
-        self.store = store
+        self.store = (tab, np.empty((1 << 15, R_WIDTH), dtype=np.int64))
         self.meta = np.zeros(M_SIZE, dtype=np.int64)
         self.meta[M_RB_COST] = INF
+
+    def grow(self):
+        """Four times the cache capacity (after a search stopped on a full cache)."""
+        tab, recs = self.store
+        if 8 * (self.meta[M_TABN] + 1) > 3 * tab.shape[0]:
+            tab = _rehash(tab, 4 * tab.shape[0])
+        if 4 * self.meta[M_RECN] >= 3 * recs.shape[0]:
+            bigger = np.empty((4 * recs.shape[0], R_WIDTH), dtype=np.int64)
+            bigger[: recs.shape[0]] = recs
+            recs = bigger
+        self.store = (tab, recs)
+        self.meta[M_TIMEOUT] = 0
 
     def set_root(self, root_mask):
         _set_root(self.dat, self.buf, root_mask)

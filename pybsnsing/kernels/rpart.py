@@ -7,23 +7,30 @@ bsnsing calls rpart for its external rules):
 - ``mysort.c``   : the quicksort (median of three, insertion sort below 11
   elements) that orders each column once at the top node. It is NOT stable,
   and the order it leaves tied values in decides the order in which ``y`` is
-  summed, i.e. the last bits of every improvement. We therefore replay it
-  exactly instead of using ``np.argsort``.
+  summed, i.e. the last bits of every improvement. It is replayed exactly on
+  columns with ties; for tie-free columns any sort gives the same permutation
+  (a radix argsort or the caller's presorted orders are used).
 - ``anova.c``    : ``anovass`` (node mean and sum of squares) and ``anova``
   (the best split of one continuous variable).
 - ``bsplit.c`` + ``insert_split.c``: the loop over variables, the
   ``rp.iscale`` noise filter and the ranked list of primary/competitor splits.
 - ``nodesplit.c``: sending the rows left/right and the stable re-partition of
   every variable's sort index.
+- ``partition.c`` (tree recursion and cost-complexity bookkeeping, unrolled
+  with an explicit stack) and ``rpmatrix.c`` (table order): :func:`rpart_anova`,
+  the entry point used by :mod:`pybsnsing.external`.
 
 The kernels work on plain arrays: ``xt`` is the (p, n) transposed design
 matrix (C-contiguous), ``y`` the float64 response, ``sorts`` a (p, n) int64
-array of row indices. The driver (tree recursion and complexity bookkeeping of
-``partition.c``) lives in :mod:`pybsnsing.external`.
+array of row indices.
 
 Floating point: every sum is accumulated in the same order and with the same
 operations as the C code (no fused multiply-add, no fastmath), so the
-improvements, split points and risks are bit-identical to R's.
+improvements, split points and risks are bit-identical to R's (R's own build
+on x86-64 uses SSE2 doubles without FMA). 0/0 gives NaN as in C
+(``error_model="numpy"``): a child can be empty when the midpoint of two
+adjacent doubles rounds onto the lower one, so that ``x < split`` is false for
+every row.
 """
 
 from __future__ import annotations
@@ -167,6 +174,61 @@ def sort_columns_from(xt: np.ndarray, order: np.ndarray) -> np.ndarray:
             for k in range(n):
                 sorts[i, k] = order[i, k]
     return sorts
+
+
+@njit(cache=True)
+def argsort_rows(xt: np.ndarray) -> np.ndarray:
+    """An ascending argsort of every row of ``xt`` (finite doubles): LSD radix sort.
+
+    Keys are the IEEE bit patterns made order-preserving (negative values
+    inverted, the sign bit set on the others), sorted by 6 passes of 11 bits;
+    a pass where every key has the same digit is skipped. Stable, about 3x
+    faster than ``np.argsort`` from a few thousand rows on. ``-0.0`` sorts
+    before ``0.0``, which are equal as doubles (any ascending order will do:
+    see :func:`sort_columns_from`).
+    """
+    p, n = xt.shape
+    out = np.empty((p, n), dtype=np.int64)
+    keys = np.empty(n, dtype=np.uint64)
+    k2 = np.empty(n, dtype=np.uint64)
+    idx = np.empty(n, dtype=np.int64)
+    i2 = np.empty(n, dtype=np.int64)
+    cnt = np.empty(2048, dtype=np.int64)
+    sign = np.uint64(1) << np.uint64(63)
+    mask = np.uint64(2047)
+    for r in range(p):
+        v = np.ascontiguousarray(xt[r]).view(np.uint64)
+        for i in range(n):
+            u = v[i]
+            if u & sign:
+                u = ~u
+            else:
+                u = u | sign
+            keys[i] = u
+            idx[i] = i
+        for ps in range(6):
+            sh = np.uint64(11 * ps)
+            cnt[:] = 0
+            for i in range(n):
+                cnt[(keys[i] >> sh) & mask] += 1
+            if n == 0 or cnt[(keys[0] >> sh) & mask] == n:
+                continue
+            tot = 0
+            for b in range(2048):
+                c = cnt[b]
+                cnt[b] = tot
+                tot += c
+            for i in range(n):
+                d = (keys[i] >> sh) & mask
+                pos = cnt[d]
+                cnt[d] = pos + 1
+                k2[pos] = keys[i]
+                i2[pos] = idx[i]
+            keys, k2 = k2, keys
+            idx, i2 = i2, idx
+        for i in range(n):
+            out[r, i] = idx[i]
+    return out
 
 
 @njit(cache=True)

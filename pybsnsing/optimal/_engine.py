@@ -102,9 +102,14 @@ def search(
     bd, bn = d, n
     cost = int(fb[1])
     if d > 2:
-        meta[_k.M_CHECK] = 1
-        r = st.solve(0, 0, d, n, int(fb[1]), A, B, deadline)
-        meta[_k.M_CHECK] = 0
+        while True:
+            meta[_k.M_CHECK] = 1
+            r = st.solve(0, 0, d, n, int(fb[1]), A, B, deadline)
+            meta[_k.M_CHECK] = 0
+            if r[0] < 0 and meta[_k.M_TIMEOUT] == 2:
+                st.grow()  # the cache filled up: grow it and resume (cached work is kept)
+                continue
+            break
         meta[_k.M_TIMEOUT] = 0
         if r[0] < 0:
             optimal = False

@@ -110,7 +110,11 @@ install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
     reticulate::virtualenv_create(envname, version = python_version)
   }
   if (method == "conda" && !envname %in% reticulate::conda_list()$name) {
-    reticulate::conda_create(envname, python_version = python_version)
+    if (is.null(python_version)) {
+      reticulate::conda_create(envname)
+    } else {
+      reticulate::conda_create(envname, python_version = python_version)
+    }
   }
   reticulate::py_install(package, envname = envname, method = method, pip = TRUE, ...)
   invisible(envname)
