@@ -9,10 +9,15 @@ bsnsing 1.0.1 (spec §3, golden README Q5, Q10, Q12):
   from :func:`numeric_cuts`, ``c`` printed by :func:`~pybsnsing.rformat.format_r`;
   a perfectly separating column gives none (Q5) unless ``keep_perfect``;
 * a *factor-like* column (a factor, or a non-binary numeric with at most
-  ``num2factor`` distinct values at the node) gives ``name=='v'`` for each value
-  in order of first appearance, plus ``name%in%c('a','b')`` for the values with
-  fewer than ``bin_size`` rows (sorted table order); a numeric factor-like column
-  gets both kinds.
+  ``num2factor`` distinct values at the node) gives ``name=='v'`` for EVERY value
+  in order of first appearance (small ones included, as 1.0.1 does), plus one
+  ``name%in%c('a','b')`` listing the values with fewer than ``bin_size`` rows
+  (sorted ``table`` order); a numeric factor-like column gets both kinds.
+
+Two details differ from bsnsing's development versions on GitHub and follow the
+CRAN 1.0.1 source: a perfect separation with ``min(n1, n0) < node_size`` gives
+no rule (``"empty"``), and the thinning of cuts never stops early, so more than
+``segments`` cuts can remain.
 
 Question order: all numeric columns' inequality questions (column by column,
 ``>`` cuts ascending then ``<`` cuts ascending), then all factor-like columns'

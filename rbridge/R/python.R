@@ -94,6 +94,8 @@ pybsnsing_config <- function() {
 #' @param method \code{"virtualenv"} or \code{"conda"}.
 #' @param python_version passed to 'reticulate' when a new environment is
 #'   created (Python 3.10 or newer is needed).
+#' @param python for \code{method = "virtualenv"}: the Python executable to
+#'   create the environment from (default: chosen by 'reticulate').
 #' @param ... further arguments to \code{\link[reticulate]{py_install}}.
 #' @return The environment name, invisibly.
 #' @examples
@@ -103,11 +105,11 @@ pybsnsing_config <- function() {
 #' @export
 install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
                               method = c("virtualenv", "conda"), python_version = NULL,
-                              ...) {
+                              python = NULL, ...) {
   method <- match.arg(method)
   if (dir.exists(package)) package <- normalizePath(package)
   if (method == "virtualenv" && !reticulate::virtualenv_exists(envname)) {
-    reticulate::virtualenv_create(envname, version = python_version)
+    reticulate::virtualenv_create(envname, python = python, version = python_version)
   }
   if (method == "conda" && !envname %in% reticulate::conda_list()$name) {
     if (is.null(python_version)) {
