@@ -1001,7 +1001,8 @@ class SearchState:
     on-disk cache cannot reload a jitted caller of a recursive function).
     """
 
-    def __init__(self, Xb, cws, indptr, indices, salt, cls_of_word, dens, max_depth):
+    def __init__(self, Xb, cws, indptr, indices, salt, cls_of_word, dens, max_depth,
+                 cache_bits=16):
         m, W = Xb.shape
         C = cws.shape[0] - 1
         L = max_depth + 2
@@ -1036,9 +1037,9 @@ class SearchState:
             np.zeros(max(m, 1), dtype=np.int64),  # row feature list
             np.zeros((L, 2), dtype=np.int64),  # incremental update allowed
         )
-        tab = np.empty((1 << 16, 3), dtype=np.int64)
+        tab = np.empty((1 << cache_bits, 3), dtype=np.int64)
         tab[:, 2] = -1
-        self.store = (tab, np.empty((1 << 15, R_WIDTH), dtype=np.int64))
+        self.store = (tab, np.empty((1 << (cache_bits - 1), R_WIDTH), dtype=np.int64))
         self.meta = np.zeros(M_SIZE, dtype=np.int64)
         self.meta[M_RB_COST] = INF
 

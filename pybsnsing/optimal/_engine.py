@@ -83,13 +83,22 @@ def normalise(d: int, n: int) -> tuple[int, int]:
 
 
 def search(
-    data: PackedData, max_depth: int, max_nodes: int, A: int, B: int, time_limit: float
+    data: PackedData,
+    max_depth: int,
+    max_nodes: int,
+    A: int,
+    B: int,
+    time_limit: float,
+    cache_bits: int = 16,
 ) -> SearchResult:
-    """Optimal tree search with an anytime fallback (see the kernel module)."""
+    """Optimal tree search with an anytime fallback (see the kernel module).
+
+    ``cache_bits``: log2 of the initial hash-table size (the cache grows as needed).
+    """
     t0 = time.perf_counter()
     deadline = t0 + float(time_limit)
     st = _k.SearchState(data.Xb, data.cws, data.indptr, data.indices, data.salt,
-                        data.cls_of_word, data.dens, max_depth)
+                        data.cls_of_word, data.dens, max_depth, cache_bits)
     st.set_root(data.root_mask)
     meta = st.meta
     d, n = normalise(max_depth, max_nodes)
@@ -101,6 +110,7 @@ def search(
     root_dec = None
     bd, bn = d, n
     cost = int(fb[1])
+    resizes = 0
     if d > 2:
         while True:
             meta[_k.M_CHECK] = 1
@@ -108,6 +118,7 @@ def search(
             meta[_k.M_CHECK] = 0
             if r[0] < 0 and meta[_k.M_TIMEOUT] == 2:
                 st.grow()  # the cache filled up: grow it and resume (cached work is kept)
+                resizes += 1
                 continue
             break
         meta[_k.M_TIMEOUT] = 0
@@ -153,6 +164,7 @@ def search(
         "similarity_cuts": int(meta[_k.M_NSIM]),
         "cache_entries": int(meta[_k.M_TABN]),
         "cache_records": int(meta[_k.M_RECN]),
+        "cache_resizes": resizes,
     }
     return SearchResult(
         feature=np.array(feats, dtype=np.int64),

@@ -1,0 +1,240 @@
+"""``murtree_fit``: optimal classification trees on binary features (MurTree)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _engine
+from .model import OptimalTreeModel, OptimalTreeNode
+
+__all__ = ["check_binary", "murtree_fit"]
+
+MAX_DEPTH_LIMIT = 12
+
+
+def check_binary(X: Any, name: str = "X_binary") -> np.ndarray:
+    """``X`` as a C-contiguous uint8 0/1 matrix; clear errors otherwise."""
+    if isinstance(X, pd.DataFrame):
+        try:
+            A = X.to_numpy(dtype=float, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must hold only 0/1 values: {exc}") from exc
+    else:
+        A = np.asarray(X)
+        if A.dtype == object:
+            try:
+                A = A.astype(float)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name} must hold only 0/1 values: {exc}") from exc
+        if A.dtype.kind not in "biuf":
+            raise ValueError(f"{name} must be a numeric or boolean 0/1 matrix, not {A.dtype}")
+    if A.ndim != 2:
+        raise ValueError(f"{name} must be 2-dimensional, got {A.ndim} dimension(s)")
+    if A.dtype.kind == "f":
+        if np.isnan(A).any():
+            rows, cols = np.nonzero(np.isnan(A))
+            raise ValueError(
+                f"{name} contains NaN (first at row {rows[0]}, column {cols[0]}); "
+                "binary features must not be missing"
+            )
+    if A.dtype.kind != "b":
+        bad = (A != 0) & (A != 1)
+        if bad.any():
+            rows, cols = np.nonzero(bad)
+            raise ValueError(
+                f"{name} must be binary (0/1): found {A[rows[0], cols[0]].item()!r} at row {rows[0]}, "
+                f"column {cols[0]}; binarise the features first (see pybsnsing.optimal.murtree "
+                "for formula data)"
+            )
+    return np.ascontiguousarray(A, dtype=np.uint8)
+
+
+def _encode_y(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Class labels (sorted, or category order) and integer codes."""
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise ValueError("y must be one column")
+        y = y.iloc[:, 0]
+    if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
+        if y.isna().any():
+            raise ValueError("y contains missing values")
+        present = set(y.unique().tolist())
+        classes = np.asarray([c for c in y.cat.categories if c in present])
+        index = {c: i for i, c in enumerate(classes.tolist())}
+        codes = np.array([index[v] for v in y.tolist()], dtype=np.int64)
+    else:
+        arr = y.to_numpy() if isinstance(y, pd.Series) else np.asarray(y)
+        if arr.ndim != 1:
+            if arr.ndim == 2 and 1 in arr.shape:
+                arr = arr.ravel()
+            else:
+                raise ValueError(f"y must be 1-dimensional, got shape {arr.shape}")
+        if pd.isna(arr).any():
+            raise ValueError("y contains missing values (NaN/None)")
+        try:
+            classes, codes = np.unique(arr, return_inverse=True)
+        except TypeError as exc:
+            raise ValueError(f"y labels cannot be ordered: {exc}") from exc
+        codes = codes.astype(np.int64).ravel()
+    if len(codes) != n:
+        raise ValueError(f"X_binary has {n} rows but y has {len(codes)} labels")
+    return classes, codes
+
+
+def _check_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, not {value!r}")
+    value = int(value)
+    if value < lo or (hi is not None and value > hi):
+        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise ValueError(f"{name} must be {rng}, got {value}")
+    return value
+
+
+def cost_weights(n: int, depth: int, sparse_coefficient: float) -> tuple[int, int, int]:
+    """Integer weights (A, B, s) of the search cost ``A * errors + B * nodes``.
+
+    ``nodes < 2**s``. Without a sparse penalty ``A = 2**s, B = 1``: fewest
+    errors, then fewest nodes, exactly. With ``sparse_coefficient = lam`` the
+    per-node penalty ``lam * n`` (in errors) is represented as ``P / K`` with
+    ``K = 2**k`` (k <= 30; error below 2**-31 per node) and ``A = K * 2**s``,
+    ``B = P * 2**s + 1``: the sparse objective first, then fewest nodes.
+    """
+    s = max(1, depth)
+    if sparse_coefficient <= 0:
+        return 1 << s, 1, s
+    penalty = min(sparse_coefficient * n, n + 1.0)  # beyond n + 1 a leaf wins anyway
+    k = min(30, 60 - s - max(1, n.bit_length()) - (depth + 2))
+    if k < 6:
+        raise ValueError("data set too large for the sparse objective at this depth")
+    K = 1 << k
+    P = int(round(penalty * K))
+    return K << s, (P << s) + 1, s
+
+
+def murtree_fit(
+    X_binary: Any,
+    y: Any,
+    max_depth: int = 3,
+    max_num_nodes: int | None = None,
+    sparse_coefficient: float = 0.0,
+    time_limit: float | None = 600,
+) -> OptimalTreeModel:
+    """Fit an optimal classification tree on binary features with MurTree.
+
+    The tree minimises the training misclassifications subject to
+    depth <= ``max_depth`` and at most ``max_num_nodes`` feature (branching)
+    nodes; among trees with the fewest misclassifications it has the fewest
+    nodes. A feature node sends rows with the feature = 0 left and = 1 right;
+    a leaf predicts its majority class. Any number of classes.
+
+    Args:
+        X_binary: 0/1 matrix (n x m): numpy array (bool or numbers) or a data
+            frame of 0/1 columns (its column names become the feature names).
+        y: class labels of the rows (any hashable, orderable labels; a
+            categorical series keeps its category order).
+        max_depth: the maximum depth (0 gives a single leaf); at most 12.
+        max_num_nodes: the maximum number of feature nodes (None: 2^depth - 1).
+        sparse_coefficient: MurTree's sparse objective: each feature node costs
+            ``sparse_coefficient * n`` misclassifications, i.e. the tree minimises
+            ``errors / n + sparse_coefficient * nodes`` (0 = plain
+            misclassification). ``objective`` still reports the misclassifications,
+            ``sparse_objective`` the penalised value.
+        time_limit: seconds (None = no limit). When the limit stops the search
+            the best tree found so far is returned with ``optimal = False``
+            (at worst the optimal tree of depth <= 2).
+
+    Returns:
+        The fitted :class:`~pybsnsing.optimal.model.OptimalTreeModel`.
+
+    Raises:
+        ValueError: non-binary or missing features, length mismatch, bad
+            settings, missing labels.
+    """
+    t0 = time.perf_counter()
+    max_depth = _check_int(max_depth, "max_depth", 0, MAX_DEPTH_LIMIT)
+    limit = (1 << max_depth) - 1
+    if max_num_nodes is not None:
+        max_num_nodes = _check_int(max_num_nodes, "max_num_nodes", 0)
+    n_nodes = limit if max_num_nodes is None else min(max_num_nodes, limit)
+    if isinstance(sparse_coefficient, bool) or not isinstance(sparse_coefficient, numbers.Real):
+        raise ValueError(f"sparse_coefficient must be a number, not {sparse_coefficient!r}")
+    sparse_coefficient = float(sparse_coefficient)
+    if not math.isfinite(sparse_coefficient) or sparse_coefficient < 0:
+        raise ValueError(f"sparse_coefficient must be >= 0 and finite, got {sparse_coefficient}")
+    if time_limit is None:
+        time_limit = math.inf
+    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+        raise ValueError(f"time_limit must be a number of seconds, not {time_limit!r}")
+    time_limit = float(time_limit)
+    if not time_limit > 0:
+        raise ValueError(f"time_limit must be positive, got {time_limit}")
+
+    if isinstance(X_binary, pd.DataFrame):
+        names = [str(c) for c in X_binary.columns]
+    else:
+        names = None
+    X = check_binary(X_binary, "X_binary")
+    n, m = X.shape
+    if names is None:
+        names = [f"x{j}" for j in range(m)]
+    if n == 0:
+        raise ValueError("X_binary has no rows")
+    classes, codes = _encode_y(y, n)
+    C = len(classes)
+
+    d_eff, n_eff = _engine.normalise(max_depth, n_nodes)
+    A, B, s = cost_weights(n, d_eff, sparse_coefficient)
+    packed = _engine.pack(X, codes, C)
+    res = _engine.search(packed, d_eff, n_eff, A, B, time_limit)
+
+    nodes: list[OptimalTreeNode] = []
+
+    def depth_of(k: int, dd: int) -> None:
+        f = int(res.feature[k])
+        counts = res.counts[k].astype(np.int64)
+        nodes.append(
+            OptimalTreeNode(
+                id=k,
+                depth=dd,
+                feature=f,
+                feature_name=names[f] if f >= 0 else None,
+                left=int(res.left[k]),
+                right=int(res.right[k]),
+                counts=counts,
+                prediction=int(np.argmax(counts)),
+            )
+        )
+        if f >= 0:
+            depth_of(int(res.left[k]), dd + 1)
+            depth_of(int(res.right[k]), dd + 1)
+
+    depth_of(0, 0)
+    nodes.sort(key=lambda nd: nd.id)
+    errors = sum(nd.errors for nd in nodes if nd.is_leaf)
+    n_feat_nodes = sum(not nd.is_leaf for nd in nodes)
+    if res.optimal and errors * A + n_feat_nodes * B != res.cost:
+        raise RuntimeError(  # pragma: no cover - internal consistency check
+            f"MurTree internal error: tree cost {errors * A + n_feat_nodes * B} "
+            f"differs from the search's {res.cost}"
+        )
+    return OptimalTreeModel(
+        nodes=nodes,
+        classes_=classes,
+        feature_names=names,
+        objective=int(errors),
+        optimal=bool(res.optimal),
+        runtime=time.perf_counter() - t0,
+        max_depth=max_depth,
+        max_num_nodes=max_num_nodes,
+        sparse_coefficient=sparse_coefficient,
+        time_limit=time_limit,
+        n_samples=n,
+        stats=res.stats,
+    )
