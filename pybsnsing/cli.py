@@ -54,15 +54,12 @@ def _control_kwargs(args: argparse.Namespace) -> dict:
 
 
 def read_table(path: str) -> pd.DataFrame:
-    """Read a CSV as R's ``read.csv(stringsAsFactors = TRUE)`` would: strings
-    become factors (sorted levels), empty fields and ``NA`` are missing, and
-    numbers are parsed exactly."""
-    df = pd.read_csv(path, na_values=["", "NA"], keep_default_na=False,
-                     float_precision="round_trip", skipinitialspace=True)
-    for c in df.columns:
-        if df[c].dtype == object:
-            df[c] = pd.Categorical(df[c], categories=sorted(df[c].dropna().unique()))
-    return df
+    """Read a CSV as R's ``read.csv(stringsAsFactors = TRUE, na.strings = c("", "NA"))``
+    would (see :func:`pybsnsing.datasets.read_csv_r`): strings become factors,
+    empty fields and ``NA`` are missing, and numbers are parsed exactly."""
+    from .datasets import read_csv_r
+
+    return read_csv_r(path)
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:

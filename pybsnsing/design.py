@@ -346,8 +346,7 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
             values = col.astype(object).to_numpy()
             miss = pd.isna(col).to_numpy()
             known = set(design.factor_levels[var])
-            bad = np.array([(not m) and (v not in known) for v, m in zip(values, miss)],
-                           dtype=bool)
+            bad = ~miss & ~np.isin(values, np.asarray(list(known), dtype=object))
             if bad.any():
                 unknown.setdefault(var, set()).update(values[bad].tolist())
             x = np.where(values == level, 1.0, 0.0)
@@ -368,9 +367,10 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
                                                na_action="ignore", ensure_full_rank=True)
             X[:, j] = spec_cache[idx][colname].to_numpy(dtype=float, na_value=np.nan)
     if unknown:
+        listing = "; ".join(f"{k}: {sorted(map(str, v))}" for k, v in unknown.items())
         warnings.warn(
             "factor levels not seen in training are treated as missing (their questions "
-            f"are FALSE): {{{', '.join(f'{k}: {sorted(map(str, v))}' for k, v in unknown.items())}}}",
+            f"are FALSE): {listing}",
             DesignWarning,
             stacklevel=3,
         )

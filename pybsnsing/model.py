@@ -6,12 +6,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,7 +38,7 @@ def format_confusion_matrix(cm: pd.DataFrame) -> list[str]:
     row_width = max([len("fitted")] + [len(r) for r in row_labels])
     lines = [" " * row_width + "actual",
              "fitted".ljust(row_width) + "".join(" " + c.rjust(width) for c in col_labels)]
-    for label, row in zip(row_labels, values):
+    for label, row in zip(row_labels, values, strict=True):
         lines.append(label.rjust(row_width) + "".join(" " + str(v).rjust(width) for v in row))
     return lines
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-from pathlib import Path
+from functools import cache
 
 import pandas as pd
-
 from conftest import SHARED
 
 TREES = SHARED / "golden" / "trees"
@@ -28,12 +26,12 @@ def record_id(rec: dict) -> str:
     return f"{rec['dataset']}-{rec['config']}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _columns() -> pd.DataFrame:
     return pd.read_csv(TABULAR / "columns.csv", keep_default_na=False)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_shared(name: str) -> pd.DataFrame:
     """A data set read canonically from ../shared/data/tabular."""
     from pybsnsing.datasets import read_canonical

@@ -116,3 +116,21 @@ def test_missing_response_rows_are_dropped_with_a_warning():
     with pytest.warns(DesignWarning, match="1 rows with a missing response"):
         d, y = build_design("y ~ x", df)
     assert d.X.shape[0] == len(df) - 1 == len(y)
+
+
+def test_unseen_levels_and_missing_values_at_predict_time():
+    df = _df(200, seed=3)
+    m = bsnsing("y ~ .", df, import_external=False, node_size=5)
+    new = df.head(6).copy()
+    new["f"] = new["f"].astype(object)
+    new.loc[0, "f"] = "zzz"           # never seen in training
+    new.loc[1, "x"] = np.nan          # missing: R does not impute, questions are FALSE
+    with pytest.warns(DesignWarning, match="zzz"):
+        p = m.predict(new)
+    assert p.shape == (6,) and np.isfinite(p).all()
+    # with impute=True the missing x is replaced by the training median
+    p2 = m.predict(new, impute=True)
+    med = new.copy()
+    med.loc[1, "x"] = np.median(df["x"])
+    with pytest.warns(DesignWarning):
+        np.testing.assert_array_equal(p2, m.predict(med, impute=True))

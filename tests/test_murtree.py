@@ -29,7 +29,7 @@ from pybsnsing.optimal import OptimalTreeModel, QuantileBinarizer, murtree, murt
 SLOW = os.environ.get("PYBSNSING_SLOW", "") not in ("", "0")
 slow = pytest.mark.skipif(
     not SLOW,
-    reason="slow comparisons with pystreed (depth 4 and 5, large multi-class): set PYBSNSING_SLOW=1",
+    reason="slow comparisons with pystreed (depth 4 and 5, big multi-class): PYBSNSING_SLOW=1",
 )
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,7 +50,7 @@ MULTICLASS = sorted(MANIFEST.loc[MANIFEST.n_classes > 2, "name"])
 MULTICLASS_FAST = [n for n in MULTICLASS if not n.startswith("Statlog")]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(name: str) -> tuple[np.ndarray, np.ndarray]:
     """(X 0/1 uint8, y int labels) of a reference binary data set; skips when absent."""
     row = MANIFEST.loc[MANIFEST.name == name]
@@ -201,7 +201,7 @@ def brute_force(X: np.ndarray, codes: np.ndarray, depth: int, max_nodes: int):
     """best[k] = fewest misclassifications of a tree with depth <= depth and <= k nodes."""
     C = int(codes.max()) + 1
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def T(rows: tuple, d: int, n: int) -> tuple[int, int]:
         cnt = np.bincount(codes[list(rows)], minlength=C)
         best = (len(rows) - int(cnt.max()), 0)  # lexicographic (errors, nodes)

@@ -13,7 +13,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from golden import record_id, split, strip_call, tree_records
 
 from pybsnsing import bscontrol, bsnsing
@@ -32,7 +31,7 @@ def _fit(rec):
 
 def _compare_nodes(got_nodes, want_nodes, where):
     assert len(got_nodes) == len(want_nodes), f"{where}: node count"
-    for g, w in zip(got_nodes, want_nodes):
+    for g, w in zip(got_nodes, want_nodes, strict=True):
         gd = (g.number, g.parent, g.lchild, g.rchild, g.n1, g.n0, g.nobs, g.node_class,
               g.split_rule, g.split_target, g.depth)
         wd = (w["number"], w["parent"], w["lchild"], w["rchild"], w["n1"], w["n0"], w["nobs"],
@@ -84,11 +83,11 @@ def test_multiclass_tree(rec):
     assert [str(v) for v in model.ylevels] == rec["ylevels"]
     np.testing.assert_allclose(model.yprior, rec["yprior"], rtol=0, atol=1e-15)
     assert len(model.trees) == len(rec["classes"])
-    for tree, want in zip(model.trees, rec["classes"]):
+    for tree, want in zip(model.trees, rec["classes"], strict=True):
         where = f"{record_id(rec)}/{want['label']}"
         _compare_nodes(tree.nodes, want["nodes"], where)
         assert tree.coding_scheme == want["y_coding_scheme"]
-    for summ, want in zip(model.summary().classes, rec["classes"]):
+    for summ, want in zip(model.summary().classes, rec["classes"], strict=True):
         assert str(summ) == _fix_q7(want["summary_text"])
     prob = model.predict(test, type="prob")
     np.testing.assert_allclose(prob, np.array(rec["predictions"]["prob"]), rtol=0, atol=1e-12)

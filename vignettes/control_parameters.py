@@ -11,8 +11,8 @@ import time
 
 import numpy as np
 import pandas as pd
-
 from _common import out_dir
+
 from pybsnsing import bscontrol, bsnsing
 from pybsnsing.datasets import load_dataset
 

@@ -7,8 +7,8 @@
 
 # %%
 import numpy as np
-
 from _common import out_dir
+
 from pybsnsing import bsnsing
 from pybsnsing.datasets import load_dataset
 

@@ -10,8 +10,8 @@
 import time
 
 import numpy as np
-
 from _common import out_dir
+
 from pybsnsing import bsnsing
 from pybsnsing.datasets import load_dataset
 from pybsnsing.optimal import murtree_fit

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import time
+from dataclasses import dataclass
 
 import numpy as np
 

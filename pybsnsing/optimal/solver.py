@@ -47,8 +47,9 @@ def check_binary(X: Any, name: str = "X_binary") -> np.ndarray:
         bad = (A != 0) & (A != 1)
         if bad.any():
             rows, cols = np.nonzero(bad)
+            value = A[rows[0], cols[0]].item()
             raise ValueError(
-                f"{name} must be binary (0/1): found {A[rows[0], cols[0]].item()!r} at row {rows[0]}, "
+                f"{name} must be binary (0/1): found {value!r} at row {rows[0]}, "
                 f"column {cols[0]}; binarise the features first (see pybsnsing.optimal.murtree "
                 "for formula data)"
             )
