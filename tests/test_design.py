@@ -101,7 +101,7 @@ def test_missing_column_in_formula():
         bsnsing("nope ~ x", _df(), import_external=False)
 
 
-def test_three_classes_where_two_are_needed():
+def test_three_classes_give_one_tree_per_class():
     from pybsnsing import MBsnsingModel
 
     df = _df()

@@ -74,3 +74,113 @@ def thin_lt_kernel(
             break
     keep[0] = True
     return keep
+
+
+# ---------------------------------------------------------------------------------------
+# answers from sorted orders
+#
+# A node's question on column ``j`` is answered YES by a union of contiguous ranges of
+# positions in the column's stable ascending order ``ordm[j]`` (``x > c``: a suffix,
+# ``x < c``: a prefix, ``x == v``: the run of v, ``x %in% S``: the runs of S).  A question
+# may name a *base* question of the same column whose YES rows are a subset of its own;
+# it then only adds its extra ranges to a copy of the base's answers.  The ``>`` cuts of a
+# column (suffixes) are processed from the largest cut down, the ``<`` cuts (prefixes)
+# from the smallest up, so each position of a column direction is set once.
+#
+# ``qcol[q]``: the column (row of ``ordm``); ``qbase[q]``: base question or -1;
+# ``rptr[q]:rptr[q + 1]`` index ``rlo``/``rhi``, the half-open position ranges; ``proc``:
+# an order in which every base comes before the questions built on it.
+
+
+@njit(cache=True)
+def node_slots(rows, y, target, slot):
+    """Class-wise bit slots of a node's rows, for :func:`pack_questions`.
+
+    ``rows``: the node's (global) row ids in node order; ``y``: 0/1 labels (uint8, by
+    global row id); ``target``: the class coded 1 in the search.  Writes, for each row
+    ``i = rows[t]``, ``slot[i] = k`` when it is the k-th target-class row of the node and
+    ``slot[i] = -1 - k`` when it is the k-th other-class row.  Returns the number of
+    target-class rows.
+    """
+    k1 = 0
+    k0 = 0
+    for t in range(rows.shape[0]):
+        i = rows[t]
+        if y[i] == target:
+            slot[i] = k1
+            k1 += 1
+        else:
+            slot[i] = -1 - k0
+            k0 += 1
+    return k1
+
+
+@njit(cache=True)
+def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
+    """Bit-pack the answers of range-described questions into rows of ``Xp``/``Xn``.
+
+    ``Xp``/``Xn`` (uint64, zeroed, at least ``len(qcol)`` rows) receive question ``q`` in
+    row ``q``: bit ``s`` of the target-class part is set when the row with ``slot == s``
+    answers YES, likewise the other class with ``slot == -1 - s`` (see
+    :func:`node_slots`).  Row ids in ``ordm`` index ``slot``.
+    """
+    W1 = Xp.shape[1]
+    W0 = Xn.shape[1]
+    for t in range(proc.shape[0]):
+        q = proc[t]
+        b = qbase[q]
+        if b >= 0:
+            for w in range(W1):
+                Xp[q, w] = Xp[b, w]
+            for w in range(W0):
+                Xn[q, w] = Xn[b, w]
+        j = qcol[q]
+        for r in range(rptr[q], rptr[q + 1]):
+            for pos in range(rlo[r], rhi[r]):
+                s = slot[ordm[j, pos]]
+                if s >= 0:
+                    Xp[q, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+                else:
+                    s = -1 - s
+                    Xn[q, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+
+
+@njit(cache=True)
+def pack_dense_into(B, rows, slot, Xp, Xn, offset):
+    """Bit-pack a dense 0/1 answer matrix ``B`` (n x k uint8, the node's rows in node
+    order ``rows``) into rows ``offset .. offset + k - 1`` of ``Xp``/``Xn`` (zeroed), with
+    the bit slots of :func:`node_slots`."""
+    n, k = B.shape
+    for t in range(n):
+        s = slot[rows[t]]
+        if s >= 0:
+            w = s >> 6
+            bit = np.uint64(1) << np.uint64(s & 63)
+            for c in range(k):
+                if B[t, c] != 0:
+                    Xp[offset + c, w] |= bit
+        else:
+            s = -1 - s
+            w = s >> 6
+            bit = np.uint64(1) << np.uint64(s & 63)
+            for c in range(k):
+                if B[t, c] != 0:
+                    Xn[offset + c, w] |= bit
+
+
+@njit(cache=True)
+def fill_dense(ordm, local, qcol, qbase, rptr, rlo, rhi, proc, B):
+    """The dense form of :func:`pack_questions`: ``B[local[i], q] = 1`` for every row id
+    ``i`` answering question ``q`` YES (``B``: n x m uint8, zeroed; ``local`` maps the row
+    ids of ``ordm`` to rows of ``B``)."""
+    n = B.shape[0]
+    for t in range(proc.shape[0]):
+        q = proc[t]
+        b = qbase[q]
+        if b >= 0:
+            for i in range(n):
+                B[i, q] = B[i, b]
+        j = qcol[q]
+        for r in range(rptr[q], rptr[q + 1]):
+            for pos in range(rlo[r], rhi[r]):
+                B[local[ordm[j, pos]], q] = 1
