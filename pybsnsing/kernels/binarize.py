@@ -169,18 +169,18 @@ def pack_dense_into(B, rows, slot, Xp, Xn, offset):
 
 
 @njit(cache=True)
-def fill_dense(ordm, local, qcol, qbase, rptr, rlo, rhi, proc, B):
-    """The dense form of :func:`pack_questions`: ``B[local[i], q] = 1`` for every row id
-    ``i`` answering question ``q`` YES (``B``: n x m uint8, zeroed; ``local`` maps the row
-    ids of ``ordm`` to rows of ``B``)."""
-    n = B.shape[0]
+def fill_dense(ordm, local, qcol, qbase, rptr, rlo, rhi, proc, BT):
+    """The dense form of :func:`pack_questions`: ``BT[q, local[i]] = 1`` for every row id
+    ``i`` answering question ``q`` YES (``BT``: m x n uint8, zeroed, i.e. the transposed
+    answer matrix; ``local`` maps the row ids of ``ordm`` to answer positions)."""
+    n = BT.shape[1]
     for t in range(proc.shape[0]):
         q = proc[t]
         b = qbase[q]
         if b >= 0:
             for i in range(n):
-                B[i, q] = B[i, b]
+                BT[q, i] = BT[b, i]
         j = qcol[q]
         for r in range(rptr[q], rptr[q + 1]):
             for pos in range(rlo[r], rhi[r]):
-                B[local[ordm[j, pos]], q] = 1
+                BT[q, local[ordm[j, pos]]] = 1
