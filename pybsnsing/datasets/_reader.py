@@ -64,6 +64,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
+from ..rformat import format_r
 from ._collate import r_sort
 
 __all__ = ["read_canonical", "read_csv_r", "restore_factors", "make_names", "r_as_character"]
@@ -250,105 +251,6 @@ def _convert_column(values: Sequence[Any], collation: str = "r") -> np.ndarray |
 _LONG_DOUBLE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
 
 
-def _pow10_table() -> list[Any]:
-    """R's ``tbl``: the *double* literals 1e0 .. 1e27 widened to long double.
-
-    (1e23 .. 1e27 are not exact doubles, so they are not exact powers of ten here
-    either, just as in R.)
-    """
-    conv = np.longdouble if _LONG_DOUBLE else float
-    return [conv(float(f"1e{k}")) for k in range(28)]
-
-
-_TBL = _pow10_table()
-
-
-def _r_scientific(r: float, digits: int = 15) -> tuple[int, int, bool]:
-    """R's ``scientific()`` (format.c) for ``r > 0``: (kpower, nsig, roundingwidens).
-
-    The mantissa is scaled and rounded in long double as R does on x86-64, so the number
-    of significant digits can differ from a correctly rounded ``%.14e`` in rare cases
-    (e.g. R's ``as.character(9.134056775065095e-13)`` is ``"9.1340567750651e-13"``).
-    """
-    kp = math.floor(math.log10(r)) - digits + 1
-    if _LONG_DOUBLE:
-        r_prec = np.longdouble(r)
-        if abs(kp) <= 27:
-            if kp > 0:
-                r_prec = r_prec / _TBL[kp]
-            elif kp < 0:
-                r_prec = r_prec * _TBL[-kp]
-        else:
-            r_prec = r_prec / np.power(np.longdouble(10), np.longdouble(kp))
-        if r_prec < _TBL[digits - 1]:
-            r_prec = r_prec * 10
-            kp -= 1
-        alpha = float(np.rint(r_prec))
-    else:  # pragma: no cover - platforms without an extended long double
-        if abs(kp) <= 22:
-            r_prec = r / 10.0**kp if kp >= 0 else r * 10.0**-kp
-        else:
-            r_prec = r / math.pow(10.0, kp)
-        if r_prec < 10.0 ** (digits - 1):
-            r_prec *= 10.0
-            kp -= 1
-        alpha = float(np.rint(r_prec))
-    nsig = digits
-    for _ in range(digits):
-        alpha /= 10.0
-        if alpha == math.floor(alpha):
-            nsig -= 1
-        else:
-            break
-    if nsig == 0:
-        nsig = 1
-        kp += 1
-    kpower = kp + digits - 1
-    rgt = min(max(digits - kpower, 0), 27)
-    fuzz = 0.5 / float(_TBL[rgt])
-    widens = 0 < kpower <= 27 and bool(r < _TBL[kpower] - fuzz)
-    return kpower, nsig, widens
-
-
-def _r_double_to_str(x: float, digits: int = 15) -> str:
-    """R 4.2's ``as.character`` of one double (``formatReal`` with 15 digits).
-
-    Fixed notation is used when it is not wider than scientific notation
-    (``scipen = 0``), trailing zeros after the decimal point are dropped (R's
-    ``dropTrailing0``) and ``-0`` prints as ``0``. Checked against R 4.2.2 on 100,000
-    random doubles.
-    """
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Inf" if x > 0 else "-Inf"
-    if x == 0:
-        return "0"
-    neg = 1 if x < 0 else 0
-    kpower, nsig, widens = _r_scientific(abs(x), digits)
-    left = kpower + 1 - (1 if widens else 0)
-    sleft = neg + (1 if left <= 0 else left)
-    rgt = max(0, nsig - left)
-    width_fixed = sleft + rgt + (1 if rgt else 0)
-    e_width = 2 if (left > 100 or left <= -99) else 1
-    d = nsig - 1
-    width_sci = neg + (1 if d > 0 else 0) + d + 4 + e_width
-    text = f"{x:.{rgt}f}" if width_fixed <= width_sci else f"{x:.{d}e}"
-    return _drop_trailing0(text)
-
-
-def _drop_trailing0(text: str) -> str:
-    """R's ``dropTrailing0``: strip zeros (and a bare ``.``) after the decimal point."""
-    dot = text.find(".")
-    if dot < 0:
-        return text
-    end = dot + 1
-    while end < len(text) and text[end].isdigit():
-        end += 1
-    digits = text[dot + 1 : end].rstrip("0")
-    return text[:dot] + ("." + digits if digits else "") + text[end:]
-
-
 def r_as_character(values: Any) -> np.ndarray:
     """Mirror R's ``as.character`` on a column; returns an object array (None = NA)."""
     ser = values if isinstance(values, pd.Series) else pd.Series(values)
@@ -363,7 +265,7 @@ def r_as_character(values: Any) -> np.ndarray:
         conv = [str(int(v)) for v in ser[~mask]]
     elif pd.api.types.is_float_dtype(ser.dtype):
         # pandas cannot tell NA_real_ from NaN; both count as missing here.
-        conv = [_r_double_to_str(float(v)) for v in ser[~mask]]
+        conv = [format_r(float(v)) for v in ser[~mask]]
     else:
         conv = [str(v) for v in ser[~mask]]
     out[~mask] = conv
