@@ -71,8 +71,6 @@ is not replicated.
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -80,6 +78,7 @@ from typing import Literal
 import numpy as np
 
 from .kernels import rpart as _k
+from .rformat import r_atof
 
 __all__ = [
     "ExternalQuestion",
@@ -275,98 +274,6 @@ def rpart_splits(
 
 
 # ---------------------------------------------------------------------------
-# R's parser for the printed cut: R_strtod (x87 long double), integer version
-# ---------------------------------------------------------------------------
-
-_NUM = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?")
-#: 10**k is exact in an x87 long double (64-bit significand) up to k = 27.
-_EXACT_POW10 = 27
-_POW10 = [10**k for k in range(_EXACT_POW10 + 1)]
-
-
-def _round_bits(num: int, den: int, bits: int) -> tuple[int, int]:
-    """``(q, s)`` with ``q * 2**-s`` = ``num / den`` rounded half-even to ``bits`` bits."""
-    s = bits - 1 - (num.bit_length() - den.bit_length())
-    while True:
-        if s >= 0:
-            d = den
-            q, r = divmod(num << s, den)
-        else:
-            d = den << -s
-            q, r = divmod(num, d)
-        if q >= (1 << bits):
-            s -= 1
-        elif q < (1 << (bits - 1)):
-            s += 1
-        else:
-            break
-    if 2 * r > d or (2 * r == d and q & 1):
-        q += 1
-        if q == (1 << bits):
-            q >>= 1
-            s -= 1
-    return q, s
-
-
-def _r_atof_fast(text: str) -> float:
-    """R's parse of a literal written by ``as.character`` (see :func:`pybsnsing.rformat.r_atof`).
-
-    Same computation as ``r_atof`` (digits scaled by 10**k built by repeated
-    squaring, each step rounded to a 64-bit significand, then rounded to
-    double), done on (integer significand, binary exponent) pairs: about 15x
-    faster, which matters because it runs for every external cut of every node.
-    Exponents beyond +-300 are delegated to ``r_atof``.
-    """
-    m = _NUM.fullmatch(text)
-    if m is None or not ((m.group(2) or "") + (m.group(3) or "")):
-        from .rformat import r_atof
-
-        return r_atof(text)
-    sign, ip, fp, ex = m.groups()
-    fp = fp or ""
-    mant = int((ip or "") + fp)
-    expn = (int(ex) if ex else 0) - len(fp)
-    if mant == 0:
-        return -0.0 if sign == "-" else 0.0
-    if abs(expn) > 300 or mant >= (1 << 64):
-        from .rformat import r_atof
-
-        return r_atof(text)
-    if -_EXACT_POW10 <= expn <= 0:
-        # 10**k is exact in long double for k <= 27, so R computes
-        # round64(mant / 10**k) and then rounds that to double
-        q, s = _round_bits(mant, _POW10[-expn], 64)
-        h, r = divmod(q, 2048)  # 64 -> 53 bits, ties to even
-        if r > 1024 or (r == 1024 and h & 1):
-            h += 1
-        v = math.ldexp(h, 11 - s)
-        return -v if sign == "-" else v
-
-    def ld(mm: int, ee: int) -> tuple[int, int]:
-        q, s = _round_bits(mm, 1, 64)
-        return q, ee - s
-
-    am, ae = mant, 0
-    pm, pe = 10, 0
-    fm, fe = 1, 0
-    n = abs(expn)
-    while n:
-        if n & 1:
-            fm, fe = ld(fm * pm, fe + pe)
-        n >>= 1
-        if n:
-            pm, pe = ld(pm * pm, pe + pe)
-    if expn < 0:
-        q, s = _round_bits(am, fm, 64)
-        am, ae = q, ae - fe - s
-    elif expn > 0:
-        am, ae = ld(am * fm, ae + fe)
-    q, s = _round_bits(am, 1, 53)
-    v = math.ldexp(q, ae - s)
-    return -v if sign == "-" else v
-
-
-# ---------------------------------------------------------------------------
 # questions
 # ---------------------------------------------------------------------------
 
@@ -410,7 +317,7 @@ def _native_questions(
     cols = var.tolist()
     splits = index.tolist()
     printed = [format_r(c) for c in splits]
-    cuts = [_r_atof_fast(t) for t in printed] if cut == "printed" else splits
+    cuts = [r_atof(t) for t in printed] if cut == "printed" else splits
     lt = [f"{names[j]} < {t}" for j, t in zip(cols, printed, strict=True)]
     ge = [f"{names[j]} >= {t}" for j, t in zip(cols, printed, strict=True)]
     return xt, lt + ge, cols + cols, splits + splits, cuts + cuts
@@ -432,7 +339,7 @@ def _r_questions(
     for t in texts:
         nm, _, num = t.rsplit(" ", 2)
         cols.append(col_of[nm])
-        cuts.append(_r_atof_fast(num))
+        cuts.append(r_atof(num))
     return xt, texts, cols, cuts
 
 

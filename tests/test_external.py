@@ -26,14 +26,12 @@ from hypothesis import strategies as st
 from pybsnsing.external import (
     ExternalQuestion,
     RpartSplit,
-    _r_atof_fast,
     external_questions,
     external_specs,
     rpart_split_table,
     rpart_splits,
 )
 from pybsnsing.kernels import rpart as K
-from pybsnsing.rformat import format_r, r_atof
 
 # ---------------------------------------------------------------------------
 # data
@@ -414,22 +412,6 @@ def test_root_primary_is_the_best_split() -> None:
 # ---------------------------------------------------------------------------
 # R's number parser (the printed cut)
 # ---------------------------------------------------------------------------
-
-
-def test_r_atof_fast_equals_rformat() -> None:
-    rng = np.random.default_rng(2)
-    vals = np.r_[
-        rng.normal(size=3000) * 10.0 ** rng.integers(-40, 40, 3000),
-        rng.uniform(size=1000),
-        [0.1, 1e5, 1e-4, 123456.0, 2.5, -0.0, 1e-300, 1.5e300],
-    ]
-    for v in vals:
-        s = format_r(float(v))
-        assert _r_atof_fast(s) == r_atof(s), s
-    # hand-made literals, including ones R reads 1 ulp away from float()
-    for s in ["1.10116583029324", "-15.8616842748961", "0.000709982030543528", "3", "-2e-05"]:
-        assert _r_atof_fast(s) == r_atof(s), s
-    assert _r_atof_fast("1.10116583029324") != float("1.10116583029324")
 
 
 # ---------------------------------------------------------------------------
