@@ -161,12 +161,13 @@ def test_published_depth4(name, expected):
 def test_dl_depth4_matches_pystreed(name):
     X, y = load(name)
     ref, ref_optimal = streed(X, y, 4, time_limit=60)
-    if not ref_optimal:
-        pytest.skip(f"pystreed does not finish {name} at depth 4 within 60 s")
     model = murtree_fit(X, y, max_depth=4, time_limit=600)
     assert model.optimal
-    assert model.objective == ref
     check_tree(model, X, y, 4)
+    if ref_optimal:
+        assert model.objective == ref
+    else:  # pystreed ran out of time: its tree is only an upper bound
+        assert model.objective <= ref
 
 
 @slow
@@ -433,6 +434,8 @@ def test_formula_default_binarizer():
     assert sum(n.startswith("x1<=") for n in names) <= 5
     pred = model.predict(df)
     assert int((pred != df.label.to_numpy()).sum()) == model.objective
+    text = str(model)  # threshold features print as comparisons
+    assert " <= " in text or " > " in text or " = 1" in text
     # new data with a missing number (imputed with the training median)
     new = df.head(5).copy()
     new.loc[new.index[0], "x1"] = np.nan

@@ -28,26 +28,35 @@ Search
 ------
 ``_solve`` is the recursion of the spec: normalise the budgets, look the
 subproblem up in the dataset cache (key = two independent 64-bit hashes of the
-row bitset, 128 bits in all), take the similarity lower bound of the two most
-recent subproblems of the same level, return a leaf when the lower bound
-reaches the leaf cost, call the specialised depth-two solver for depth <= 2,
-and otherwise loop over features and node-budget splits with upper and lower
-bounds, dynamic child order (the child with the larger leaf cost first) and
-refined lower bounds for failed searches. Only the root decision of each
-subproblem is cached per (depth, nodes); the tree is rebuilt top-down at the
-end by asking the cache again.
+row bitset, 128 bits in all; an open-addressing table of linked records, one
+per (depth, nodes) budget, holding a lower bound and, once known, the optimal
+root decision), take the similarity lower bound of the two most recent
+subproblems of the same level, return a leaf when the lower bound reaches the
+leaf cost, call the specialised depth-two solver for depth <= 2, and
+otherwise loop over features and node-budget splits with upper and lower
+bounds (only strictly better trees are sought), dynamic child order (the
+child with the larger leaf cost first) and refined lower bounds for failed
+searches. The tree is rebuilt top-down at the end by asking the cache again.
+
+``_solve`` is recursive and is only ever called from Python
+(:class:`SearchState`): numba's on-disk cache cannot reload a jitted caller of
+a recursive jitted function. A search stops early (status -1) when the time
+limit passes or when the cache is full; in the latter case the driver grows
+the cache and resumes (all cached work is kept).
 
 Depth-two solver
 ----------------
-For a subproblem ``D`` it computes, per class ``c``, the Gram matrix
+For a subproblem ``D`` it takes, per class ``c``, the Gram matrix
 ``FQ_c(i, j)`` (``FQ_c(i, i) = FQ_c(i)``) of the compacted bit-packed columns
-by AND + popcount, and reads the optimal 1-, 2- and 3-node trees of depth <= 2
-off the counters in one ``O(m^2 C)`` pass. Counters are updated
-incrementally: under a depth-three node, the counters of the larger child of
-a split are obtained as parent counters minus the counters of the smaller
-child, and the counters of a child are updated row by row from those of the
-same side of the previous feature when the rows that differ are few enough
-for that to be cheaper than a recount.
+(AND + popcount, the full square so that the inner loop vectorises), and
+reads the optimal 1-, 2- and 3-node trees of depth <= 2 off the counters in
+one ``O(m^2 C)`` pass. Counters are updated incrementally under a
+depth-three node (only one is open at a time, so one set of buffers serves):
+the counters of the larger child of a split are the node's counters minus
+those of the smaller child (the solver subtracts row by row on the fly), and
+the counters of a child are updated row by row (rows that entered and left)
+from those of the same side of the previous feature when a cost model finds
+that cheaper than a recount.
 """
 
 from __future__ import annotations
@@ -65,7 +74,7 @@ INF = np.int64(1) << np.int64(61)
 # meta[] slots
 M_TABN = 0  # used hash-table slots
 M_RECN = 1  # used cache records
-M_TIMEOUT = 2  # 1 once the time limit has been hit
+M_TIMEOUT = 2  # stop the search: 1 = time limit passed, 2 = cache full (grow, resume)
 M_TICK = 3  # calls since the last clock read
 M_NTERM = 4  # depth-two solver runs
 M_NGEN = 5  # general-case nodes searched
@@ -380,11 +389,13 @@ def _gram(mask, cws, indptr, indices, g2l, mF, colsT, G, lws):
                     if lf >= 0:
                         colsT[pw, lf] |= bit
                 p += 1
+    # the full square (not a triangle plus a transpose): the j loop vectorises
     for c in range(C):
         Gc = G[c]
         for i in range(mF):
-            for j in range(i, mF):
-                Gc[i, j] = 0
+            gi = Gc[i]
+            for j in range(mF):
+                gi[j] = 0
         for w in range(lws[c], lws[c + 1]):
             row = colsT[w]
             for i in range(mF):
@@ -392,11 +403,8 @@ def _gram(mask, cws, indptr, indices, g2l, mF, colsT, G, lws):
                 if a == 0:
                     continue
                 gi = Gc[i]
-                for j in range(i, mF):
+                for j in range(mF):
                     gi[j] += np.int32(popcnt(a & row[j]))
-        for i in range(mF):
-            for j in range(i + 1, mF):
-                Gc[j, i] = Gc[i, j]
 
 
 @njit(cache=True)
@@ -428,9 +436,11 @@ def _gram_update(G, mF, new_mask, old_mask, cws, indptr, indices, g2l, cls_of_wo
 
 
 @njit(cache=True)
-def _d2_solve(G, N, mF, l2g, A, B, out):
+def _d2_solve(P, M, has_m, N, mF, l2g, A, B, out, rowbuf, diag):
     """Optimal trees of depth <= 2 with 1, 2 and 3 feature nodes from counters.
 
+    The counters are ``P`` (or ``P - M`` when ``has_m``: parent minus sibling,
+    formed row by row in ``rowbuf`` without writing the difference matrix).
     ``out[b] = (cost, feature, nl, nr, nodes)`` for the budgets
     b = 0: (depth 1, 1 node), 1: (depth 2, 2 nodes), 2: (depth 2, 3 nodes);
     feature -1 is a leaf. nl/nr are the node counts (0 or 1) of the children.
@@ -452,18 +462,16 @@ def _d2_solve(G, N, mF, l2g, A, B, out):
         out[b, 4] = 0
     Lc = np.empty(C, dtype=np.int64)
     Rc = np.empty(C, dtype=np.int64)
-    G0 = G[0]
-    G1 = G[min(1, C - 1)]
-    diag0 = np.empty(mF, dtype=np.int64)
-    diag1 = np.empty(mF, dtype=np.int64)
-    if C == 2:
+    for c in range(C):
+        dc = diag[c]
         for j in range(mF):
-            diag0[j] = G0[j, j]
-            diag1[j] = G1[j, j]
+            dc[j] = P[c, j, j] - M[c, j, j] if has_m else P[c, j, j]
+    d0 = diag[0]
+    d1 = diag[min(1, C - 1)]
     for i in range(mF):
         rt = np.int64(0)
         for c in range(C):
-            Rc[c] = G[c, i, i]
+            Rc[c] = diag[c, i]
             Lc[c] = N[c] - Rc[c]
             rt += Rc[c]
         if rt == 0 or rt == ntot:
@@ -480,9 +488,20 @@ def _d2_solve(G, N, mF, l2g, A, B, out):
         leafR = rt - mxr
         bestL = leafL
         bestR = leafR
+        if has_m or C != 2:
+            for c in range(C):
+                pc = P[c, i]
+                rb = rowbuf[c]
+                if has_m:
+                    mc = M[c, i]
+                    for j in range(mF):
+                        rb[j] = pc[j] - mc[j]
+                else:
+                    for j in range(mF):
+                        rb[j] = pc[j]
         if C == 2:
-            g0 = G0[i]
-            g1 = G1[i]
+            g0 = rowbuf[0] if has_m else P[0, i]
+            g1 = rowbuf[1] if has_m else P[1, i]
             L0 = Lc[0]
             L1 = Lc[1]
             R0 = Rc[0]
@@ -491,8 +510,8 @@ def _d2_solve(G, N, mF, l2g, A, B, out):
                 a0 = np.int64(g0[j])
                 a1 = np.int64(g1[j])
                 cr = min(a0, a1) + min(R0 - a0, R1 - a1)
-                e0 = diag0[j] - a0
-                e1 = diag1[j] - a1
+                e0 = np.int64(d0[j]) - a0
+                e1 = np.int64(d1[j]) - a1
                 cl = min(e0, e1) + min(L0 - e0, L1 - e1)
                 bestR = min(bestR, cr)
                 bestL = min(bestL, cl)
@@ -503,12 +522,12 @@ def _d2_solve(G, N, mF, l2g, A, B, out):
                 mxe = np.int64(0)
                 mxf = np.int64(0)
                 for c in range(C):
-                    a = np.int64(G[c, i, j])
+                    a = np.int64(rowbuf[c, j])
                     if a > mxa:
                         mxa = a
                     if Rc[c] - a > mxb:
                         mxb = Rc[c] - a
-                    e = np.int64(G[c, j, j]) - a
+                    e = np.int64(diag[c, j]) - a
                     if e > mxe:
                         mxe = e
                     if Lc[c] - e > mxf:
@@ -590,7 +609,7 @@ def _tick(meta, deadline):
     if meta[M_TIMEOUT] != 0:
         return True
     meta[M_TICK] += 1
-    if meta[M_TICK] >= 64:
+    if meta[M_TICK] >= 16:
         meta[M_TICK] = 0
         if _now() > deadline:
             meta[M_TIMEOUT] = 1
@@ -632,50 +651,49 @@ def _sim_push(simm, simh, simv, simnext, level, mask, h1, h2):
 
 @njit(cache=True)
 def _counters(dat, buf, ctx, meta, level, side):
-    """Frequency counters of subproblem (level, side); returns (G, mF, l2g).
+    """Frequency counters of subproblem (level, side).
 
+    Returns ``(P, M, has_m, mF, l2g)``: the counters are ``P`` (or ``P - M``
+    when ``has_m``) over ``mF`` local features with global ids ``l2g``.
     Under a depth-three node (context at level - 1) the counters live in the
     node's local feature space and are obtained, cheapest first, as the
-    parent counters minus the sibling's, from the previous feature's counters
-    of the same side by row updates, or by a recount of the smaller side.
+    parent's counters minus the sibling's (when the sibling's are known or the
+    sibling is the smaller side), from the previous feature's counters of the
+    same side by row updates, or by a recount.
     """
     Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
     masks, cnts, hs, simm, simh, simv, simnext, feats = buf
     (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok) = ctx
+     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
     mask = masks[level, side]
     p = level - 1
     if p >= 0 and ctx_on[p] != 0:
         mF = ctx_mF[p]
         g2l = glob2loc[p]
-        Gp = Gbuf[p]
-        if cg_valid[p, side] == 0:
-            o = 1 - side
-            if cg_valid[p, o] != 0 and pg_valid[p] != 0:
-                k = _fresh_slot(ctx, p, side, mask)
-                _sub(Gp[0], Gp[cur[p, o]], Gp[k], mF)
-                meta[M_NSUB] += 1
-            else:
-                mine = np.int64(0)
-                other = np.int64(0)
-                for c in range(cnts.shape[2]):
-                    mine += cnts[level, side, c]
-                    other += cnts[level, o, c]
-                if mine <= other or cg_valid[p, o] != 0:
-                    _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, mine)
-                else:
-                    if pg_valid[p] == 0:
-                        _gram(masks[p, ctx_side[p]], cws, indptr, indices, g2l, mF, colsT,
-                              Gp[0], lws)
-                        pg_valid[p] = 1
-                        meta[M_NGRAM] += 1
-                    _child_gram(dat, ctx, meta, p, o, masks[level, o], mF, g2l, other)
-                    cg_valid[p, o] = 1
-                    k = _fresh_slot(ctx, p, side, mask)
-                    _sub(Gp[0], Gp[cur[p, o]], Gp[k], mF)
-                    meta[M_NSUB] += 1
+        Gp = Gbuf  # one buffer: a single depth-three node is open at a time
+        if cg_valid[p, side] != 0:
+            return Gp[cur[p, side]], Gp[0], False, mF, loc2glob[p]
+        o = 1 - side
+        if cg_valid[p, o] != 0 and pg_valid[p] != 0:
+            meta[M_NSUB] += 1
+            return Gp[0], Gp[cur[p, o]], True, mF, loc2glob[p]
+        mine = np.int64(0)
+        other = np.int64(0)
+        for c in range(cnts.shape[2]):
+            mine += cnts[level, side, c]
+            other += cnts[level, o, c]
+        if mine <= other or cg_valid[p, o] != 0:
+            _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, mine)
             cg_valid[p, side] = 1
-        return Gp[cur[p, side]], mF, loc2glob[p]
+            return Gp[cur[p, side]], Gp[0], False, mF, loc2glob[p]
+        if pg_valid[p] == 0:
+            _gram(masks[p, ctx_side[p]], cws, indptr, indices, g2l, mF, colsT, Gp[0], lws)
+            pg_valid[p] = 1
+            meta[M_NGRAM] += 1
+        _child_gram(dat, ctx, meta, p, o, masks[level, o], mF, g2l, other)
+        cg_valid[p, o] = 1
+        meta[M_NSUB] += 1
+        return Gp[0], Gp[cur[p, o]], True, mF, loc2glob[p]
     # no parent context: count over the features that split this subproblem
     m = Xb.shape[0]
     tot = np.int64(0)
@@ -695,32 +713,23 @@ def _counters(dat, buf, ctx, meta, level, side):
             g2l_tmp[f] = -1
     _gram(mask, cws, indptr, indices, g2l_tmp, mF, colsT, Gtmp, lws)
     meta[M_NGRAM] += 1
-    return Gtmp, mF, l2g_tmp
+    return Gtmp, Gtmp, False, mF, l2g_tmp
 
 
 @njit(cache=True)
 def _fresh_slot(ctx, p, side, mask):
     """Pick the counter buffer for a new matrix of ``side``; keep the last one intact."""
     (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok) = ctx
-    base = 1 + 2 * side
-    k = base if cur[p, side] != base else base + 1
+     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
+    if Gbuf.shape[0] == 3:
+        k = 1 + side
+    else:
+        base = 1 + 2 * side
+        k = base if cur[p, side] != base else base + 1
     cur[p, side] = k
     prev_mask[p, side, :] = mask
     inc_ok[p, side] = 1
     return k
-
-
-@njit(cache=True)
-def _sub(Ga, Gb, Gout, mF):
-    """Gout = Ga - Gb on the leading mF x mF block of each class."""
-    for c in range(Ga.shape[0]):
-        for i in range(mF):
-            a = Ga[c, i]
-            b = Gb[c, i]
-            o = Gout[c, i]
-            for j in range(mF):
-                o[j] = a[j] - b[j]
 
 
 @njit(cache=True)
@@ -729,22 +738,26 @@ def _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, size):
 
     Either recounted from scratch or updated row by row from the last counters
     computed for the same side (the previous feature), whichever the cost
-    model finds cheaper: a row update touches ~k^2 counters (k = features
-    present in the row), a recount costs the compaction plus ~mF^2/2 popcounts
-    per 64 rows.
+    model finds cheaper. Updating costs a copy of the C matrices plus ~2 k^2
+    scattered additions per differing row (k = features present in a row,
+    estimated from the data density); a recount costs the compaction (k per
+    row), zeroing the C matrices and ~mF^2 / 4 vectorised popcount steps per
+    64-row word.
     """
     Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
     (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok) = ctx
-    Gp = Gbuf[p]
-    if inc_ok[p, side] != 0:
+     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
+    Gp = Gbuf
+    if inc_ok[p, side] != 0 and dens[1] != 0.0:
         pm = prev_mask[p, side]
         nd = np.int64(0)
         for w in range(mask.shape[0]):
             nd += np.int64(popcnt(mask[w] ^ pm[w]))
         kf = dens[0] * mF
-        inc_cost = nd * kf * kf
-        rec_cost = 0.25 * mF * mF * ((size + 63) // 64 + cws.shape[0] - 1) + size * kf
+        C = cws.shape[0] - 1
+        words = (size + 63) // 64 + C
+        inc_cost = C * mF * mF + 2.0 * nd * kf * kf
+        rec_cost = mF * mF * (C + 0.25 * words) + size * kf
         if inc_cost < rec_cost:
             src = cur[p, side]
             base = 1 + 2 * side
@@ -817,9 +830,11 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
         return 0, lb, -1, 0, 0
 
     if d <= 2:
-        G, mF, l2g = _counters(dat, buf, ctx, meta, level, side)
+        P, M, has_m, mF, l2g = _counters(dat, buf, ctx, meta, level, side)
+        (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
+         l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
         out = np.empty((3, 5), dtype=np.int64)
-        _d2_solve(G, cnt, mF, l2g, A, B, out)
+        _d2_solve(P, M, has_m, cnt, mF, l2g, A, B, out, rowbuf, diag)
         meta[M_NTERM] += 1
         _cache_put(store, meta, h1, h2, 1, 1, out[0, 0], out[0, 0], out[0, 1], out[0, 2],
                    out[0, 3])
@@ -835,7 +850,7 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
 
     # ---- general case ----
     (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok) = ctx
+     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
     meta[M_NGEN] += 1
     m = Xb.shape[0]
     tot = np.int64(0)
@@ -851,7 +866,7 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
         if s > 0 and s < tot:
             fl[nF] = ff
             nF += 1
-    use_ctx = d == 3 and level < Gbuf.shape[0]
+    use_ctx = d == 3
     if use_ctx:
         # counters context for the depth-two children
         g2l = glob2loc[level]
@@ -871,7 +886,6 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     bf = np.int64(-1)
     bnl = np.int64(0)
     bnr = np.int64(0)
-    ub0 = ub
     if leaf <= ub:
         best = leaf
         ub = leaf - 1
@@ -1002,11 +1016,10 @@ class SearchState:
     """
 
     def __init__(self, Xb, cws, indptr, indices, salt, cls_of_word, dens, max_depth,
-                 cache_bits=16):
+                 cache_bits=16, counter_memory=1 << 28):
         m, W = Xb.shape
         C = cws.shape[0] - 1
         L = max_depth + 2
-        self.dat = (Xb, cws, indptr, indices, salt, cls_of_word, dens)
         self.buf = (
             np.zeros((L, 2, W), dtype=np.uint64),  # masks
             np.zeros((L, 2, C), dtype=np.int64),  # class counts
@@ -1017,7 +1030,13 @@ class SearchState:
             np.zeros(L, dtype=np.int64),  # similarity: next slot
             np.zeros((L, max(m, 1)), dtype=np.int64),  # feature lists
         )
-        Lg = max(1, max_depth - 2)
+        # counter matrices of the open depth-three node (only one is open at a time):
+        # parent, and two per side (current and previous, for row updates); three
+        # when five would take too much memory (row updates are then disabled)
+        slots = 5 if 5 * C * m * m * 4 <= counter_memory else 3
+        dens = np.array([dens[0], 1.0 if slots == 5 else 0.0], dtype=np.float64)
+        self.dat = (Xb, cws, indptr, indices, salt, cls_of_word, dens)
+        counters = np.zeros((slots, C, m, m), dtype=np.int32)
         self.ctx = (
             np.zeros(L, dtype=np.int64),  # ctx_on
             np.zeros(L, dtype=np.int64),  # ctx_side
@@ -1026,9 +1045,9 @@ class SearchState:
             -np.ones((L, m), dtype=np.int64),  # glob2loc
             np.zeros(L, dtype=np.int64),  # pg_valid
             np.zeros((L, 2), dtype=np.int64),  # cg_valid
-            np.zeros((Lg, 5, C, m, m), dtype=np.int32),  # counters
+            counters,  # counter matrices
             np.zeros((W + C, m), dtype=np.uint64),  # compacted columns
-            np.zeros((C, m, m), dtype=np.int32),  # counters without context
+            counters[0],  # counters without an open depth-three node (slot 0 is free then)
             np.zeros(m, dtype=np.int64),  # l2g_tmp
             -np.ones(m, dtype=np.int64),  # g2l_tmp
             np.zeros(C + 1, dtype=np.int64),  # local class word starts
@@ -1036,6 +1055,8 @@ class SearchState:
             np.zeros((L, 2, W), dtype=np.uint64),  # mask of the last counters per side
             np.zeros(max(m, 1), dtype=np.int64),  # row feature list
             np.zeros((L, 2), dtype=np.int64),  # incremental update allowed
+            np.zeros((C, max(m, 1)), dtype=np.int32),  # depth-two solver: counter rows
+            np.zeros((C, max(m, 1)), dtype=np.int32),  # depth-two solver: diagonals
         )
         tab = np.empty((1 << cache_bits, 3), dtype=np.int64)
         tab[:, 2] = -1

@@ -74,6 +74,30 @@ class SearchResult:
     stats: dict
 
 
+class _Tree:
+    """Flat node lists of a tree under construction (pre-order)."""
+
+    def __init__(self) -> None:
+        self.feature: list[int] = []
+        self.left: list[int] = []
+        self.right: list[int] = []
+        self.counts: list[np.ndarray] = []
+
+    def add(self, feature: int, counts: np.ndarray) -> int:
+        self.feature.append(feature)
+        self.left.append(-1)
+        self.right.append(-1)
+        self.counts.append(counts)
+        return len(self.feature) - 1
+
+    def cost(self, A: int, B: int) -> int:
+        """``A * misclassifications + B * feature nodes``."""
+        errors = sum(
+            int(c.sum() - c.max()) for f, c in zip(self.feature, self.counts, strict=True) if f < 0
+        )
+        return A * errors + B * sum(f >= 0 for f in self.feature)
+
+
 def normalise(d: int, n: int) -> tuple[int, int]:
     """Budgets as the recurrence normalises them: n <= 2^d - 1, d <= n."""
     n = min(n, (1 << d) - 1)
@@ -89,31 +113,69 @@ def search(
     B: int,
     time_limit: float,
     cache_bits: int = 16,
+    counter_memory: int = 1 << 28,
 ) -> SearchResult:
     """Optimal tree search with an anytime fallback (see the kernel module).
 
-    ``cache_bits``: log2 of the initial hash-table size (the cache grows as needed).
+    ``cache_bits``: log2 of the initial hash-table size (the cache grows as needed);
+    ``counter_memory``: bytes allowed for the counter matrices of the depth-two
+    solver (below 5 matrices' worth, row-by-row counter updates are disabled).
     """
     t0 = time.perf_counter()
     deadline = t0 + float(time_limit)
     st = _k.SearchState(data.Xb, data.cws, data.indptr, data.indices, data.salt,
-                        data.cls_of_word, data.dens, max_depth, cache_bits)
+                        data.cls_of_word, data.dens, max_depth, cache_bits,
+                        counter_memory)
     st.set_root(data.root_mask)
     meta = st.meta
     d, n = normalise(max_depth, max_nodes)
     inf = int(_k.INF)
-    # the optimal tree of depth <= 2: a first upper bound and the anytime fallback
-    fb_d, fb_n = normalise(min(d, 2), min(n, 3))
-    fb = st.solve(0, 0, fb_d, fb_n, inf, A, B, np.inf)
+
+    def build_optimal(tree: _Tree, level: int, side: int, dd: int, nn: int,
+                      dec: tuple[int, int, int] | None = None) -> int:
+        """Rebuild the optimal subtree of (level, side) top-down from the cache."""
+        if dec is None:
+            _s, _c, f, nl, nr = st.solve(level, side, dd, nn, inf, A, B, np.inf)
+            f, nl, nr = int(f), int(nl), int(nr)
+        else:
+            f, nl, nr = dec
+        k = tree.add(f, st.counts(level, side))
+        if f >= 0:
+            st.prepare_children(level, side, f)
+            tree.left[k] = build_optimal(tree, level + 1, 0, dd - 1, nl)
+            tree.right[k] = build_optimal(tree, level + 1, 1, dd - 1, nr)
+        return k
+
+    def build_greedy(tree: _Tree, level: int, side: int, dd: int, nn: int) -> int:
+        """A quick heuristic tree: the root of the optimal depth-two tree, recursively."""
+        dd, nn = normalise(dd, nn)
+        if dd <= 2:
+            return build_optimal(tree, level, side, dd, nn)
+        _s, _c, f, _nl, _nr = st.solve(level, side, 2, min(nn, 3), inf, A, B, np.inf)
+        f = int(f)
+        k = tree.add(f, st.counts(level, side))
+        if f >= 0:
+            half = (1 << (dd - 1)) - 1
+            nl = min(half, nn // 2)
+            nr = min(half, nn - 1 - nl)
+            st.prepare_children(level, side, f)
+            tree.left[k] = build_greedy(tree, level + 1, 0, dd - 1, nl)
+            tree.right[k] = build_greedy(tree, level + 1, 1, dd - 1, nr)
+        return k
+
     optimal = True
-    root_dec = None
-    bd, bn = d, n
-    cost = int(fb[1])
     resizes = 0
-    if d > 2:
+    tree = _Tree()
+    if d <= 2:
+        build_optimal(tree, 0, 0, d, n)
+    else:
+        # a heuristic tree first: the initial upper bound and the anytime fallback
+        greedy = _Tree()
+        build_greedy(greedy, 0, 0, d, n)
+        ub = greedy.cost(A, B)
         while True:
             meta[_k.M_CHECK] = 1
-            r = st.solve(0, 0, d, n, int(fb[1]), A, B, deadline)
+            r = st.solve(0, 0, d, n, ub, A, B, deadline)
             meta[_k.M_CHECK] = 0
             if r[0] < 0 and meta[_k.M_TIMEOUT] == 2:
                 st.grow()  # the cache filled up: grow it and resume (cached work is kept)
@@ -121,39 +183,15 @@ def search(
                 continue
             break
         meta[_k.M_TIMEOUT] = 0
-        if r[0] < 0:
+        if r[0] > 0:
+            build_optimal(tree, 0, 0, d, n)
+        else:  # out of time: the best complete root decision so far, or the heuristic
             optimal = False
-            if meta[_k.M_RB_COST] < fb[1]:
-                cost = int(meta[_k.M_RB_COST])
-                root_dec = (int(meta[_k.M_RB_F]), int(meta[_k.M_RB_NL]), int(meta[_k.M_RB_NR]))
+            if meta[_k.M_RB_COST] < ub:
+                dec = (int(meta[_k.M_RB_F]), int(meta[_k.M_RB_NL]), int(meta[_k.M_RB_NR]))
+                build_optimal(tree, 0, 0, d, n, dec)
             else:
-                bd, bn = fb_d, fb_n
-        else:
-            cost = int(r[1])
-    feats: list[int] = []
-    lefts: list[int] = []
-    rights: list[int] = []
-    counts: list[np.ndarray] = []
-
-    def build(level: int, side: int, dd: int, nn: int, dec: tuple | None) -> int:
-        if dec is None:
-            _s, _c, f, nl, nr = st.solve(level, side, dd, nn, inf, A, B, np.inf)
-            f, nl, nr = int(f), int(nl), int(nr)
-        else:
-            f, nl, nr = dec
-        k = len(feats)
-        feats.append(f)
-        lefts.append(-1)
-        rights.append(-1)
-        counts.append(st.counts(level, side))
-        if f < 0:
-            return k
-        st.prepare_children(level, side, f)
-        lefts[k] = build(level + 1, 0, dd - 1, nl, None)
-        rights[k] = build(level + 1, 1, dd - 1, nr, None)
-        return k
-
-    build(0, 0, bd, bn, root_dec)
+                tree = greedy
     stats = {
         "general_nodes": int(meta[_k.M_NGEN]),
         "depth2_solves": int(meta[_k.M_NTERM]),
@@ -166,11 +204,11 @@ def search(
         "cache_resizes": resizes,
     }
     return SearchResult(
-        feature=np.array(feats, dtype=np.int64),
-        left=np.array(lefts, dtype=np.int64),
-        right=np.array(rights, dtype=np.int64),
-        counts=np.array(counts, dtype=np.int64).reshape(len(feats), -1),
-        cost=cost,
+        feature=np.array(tree.feature, dtype=np.int64),
+        left=np.array(tree.left, dtype=np.int64),
+        right=np.array(tree.right, dtype=np.int64),
+        counts=np.array(tree.counts, dtype=np.int64).reshape(len(tree.feature), -1),
+        cost=tree.cost(A, B),
         optimal=optimal,
         stats=stats,
     )

@@ -213,8 +213,14 @@ class OptimalTreeModel:
         return probs[leaf]
 
     # ------------------------------------------------------------------ text
-    def _condition(self, parent: OptimalTreeNode, right: bool) -> str:
-        return f"{parent.feature_name} = {1 if right else 0}"
+    @staticmethod
+    def _condition(parent: OptimalTreeNode, right: bool) -> str:
+        """Text of a branch: ``x <= q`` / ``x > q`` for threshold features, else ``f = 1/0``."""
+        name = str(parent.feature_name)
+        var, sep, q = name.rpartition("<=")
+        if sep and var and q:
+            return f"{var} <= {q}" if right else f"{var} > {q}"
+        return f"{name} = {1 if right else 0}"
 
     def tree_lines(self) -> list[str]:
         """The tree as rpart prints it: ``node), condition, n, errors, class (proportions)``."""
