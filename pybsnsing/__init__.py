@@ -5,19 +5,39 @@ The public names:
 * :func:`bsnsing` — fit a tree from a formula and a DataFrame (R's ``bsnsing``);
 * :func:`bscontrol` / :class:`BsControl` — the control parameters;
 * :func:`binarize`, :func:`binarize_numeric`, :func:`bslearn` — R's building blocks;
-* :class:`BsnsingModel`, :class:`MBsnsingModel` — fitted models.
+* :class:`BsnsingModel`, :class:`MBsnsingModel` — fitted models; :func:`load_model`;
+* :func:`roc_auc` — R's ``ROC_func``;
+* :func:`murtree`, :func:`murtree_fit` — MurTree optimal trees (:mod:`pybsnsing.optimal`);
+* :class:`BsnsingClassifier` — the scikit-learn estimator (:mod:`pybsnsing.sklearn`);
+* :func:`warmup` — compile or load every numba kernel ahead of the first fit.
+
+Heavy optional parts (MurTree, scikit-learn, plots) load on first use.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
 
 from .api import bsnsing
 from .control import BsControl, bscontrol
-from .model import BsnsingModel, MBsnsingModel
+from .model import BsnsingModel, MBsnsingModel, load_model
 from .questions import binarize, binarize_numeric
 from .search import bslearn
 
 __version__ = "0.1.0"
 
+_LAZY = {
+    "murtree": ("pybsnsing.optimal", "murtree"),
+    "murtree_fit": ("pybsnsing.optimal", "murtree_fit"),
+    "BsnsingClassifier": ("pybsnsing.sklearn", "BsnsingClassifier"),
+    "roc_auc": ("pybsnsing.export.roc", "roc_auc"),
+    "warmup": ("pybsnsing._warmup", "warmup"),
+}
+
 __all__ = [
     "BsControl",
+    "BsnsingClassifier",
     "BsnsingModel",
     "MBsnsingModel",
     "binarize",
@@ -25,4 +45,22 @@ __all__ = [
     "bscontrol",
     "bslearn",
     "bsnsing",
+    "load_model",
+    "murtree",
+    "murtree_fit",
+    "roc_auc",
+    "warmup",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        value = getattr(import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pybsnsing' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
