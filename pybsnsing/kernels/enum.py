@@ -48,10 +48,9 @@ parent's running best), which is all phase 2 needs to replay the sequential scan
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit, prange
+
+from .bits import popcnt
 
 __all__ = [
     "pack_by_class",
@@ -70,20 +69,6 @@ CHUNK_SLOTS = 1 << 22
 #: thread start-up and the stalls of a loaded machine (a parallel region waits for its
 #: slowest thread) stay small next to the work
 PAR_MIN_SLOTS = 1 << 21
-
-@intrinsic
-def _ctpop(typingctx, x):  # pragma: no cover - compiled
-    """LLVM ``ctpop`` on a uint64 (one ``popcnt`` instruction)."""
-    if x != types.uint64:
-        return None
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64)])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.i64")
-        return builder.call(fn, [args[0]])
-
-    return sig, codegen
 
 
 # ---------------------------------------------------------------------------------------
@@ -184,7 +169,7 @@ def popcount_rows(X):
     for j in range(m):
         s = np.uint64(0)
         for w in range(W):
-            s += _ctpop(X[j, w])
+            s += popcnt(X[j, w])
         out[j] = np.int64(s)
     return out
 
@@ -195,7 +180,7 @@ def _gram_row(X, G, i):
     for j in range(i + 1, m):
         s = np.uint64(0)
         for w in range(W):
-            s += _ctpop(X[i, w] & X[j, w])
+            s += popcnt(X[i, w] & X[j, w])
         G[i, j] = np.int32(s)
         G[j, i] = np.int32(s)
 
@@ -424,10 +409,10 @@ def _child_counts(Xp, Xn, covp, covn, row, j):
     """Exact (TP, FP) of the parent's cover OR question ``j``."""
     s1 = np.uint64(0)
     for w in range(Xp.shape[1]):
-        s1 += _ctpop(covp[row, w] | Xp[j, w])
+        s1 += popcnt(covp[row, w] | Xp[j, w])
     s0 = np.uint64(0)
     for w in range(Xn.shape[1]):
-        s0 += _ctpop(covn[row, w] | Xn[j, w])
+        s0 += popcnt(covn[row, w] | Xn[j, w])
     return np.int64(s1), np.int64(s0)
 
 

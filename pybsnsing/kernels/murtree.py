@@ -64,10 +64,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, objmode, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit, objmode
+
+from .bits import cttz, popcnt
 
 INF = np.int64(1) << np.int64(61)
 
@@ -99,32 +98,6 @@ R_NL = 5
 R_NR = 6
 R_NEXT = 7
 R_WIDTH = 8
-
-
-@intrinsic
-def popcnt(typingctx, x):
-    """Population count of a uint64 (LLVM ``ctpop``)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64)])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.ctpop.i64")
-        return builder.call(fn, [args[0]])
-
-    return sig, codegen
-
-
-@intrinsic
-def cttz(typingctx, x):
-    """Count of trailing zero bits of a non-zero uint64 (LLVM ``cttz``)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64), ir.IntType(1)])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.cttz.i64")
-        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
-
-    return sig, codegen
 
 
 @njit(cache=True)
