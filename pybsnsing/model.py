@@ -54,6 +54,33 @@ def _label_text(label: Any) -> str:
     return str(label)
 
 
+class _ModelOutputs:
+    """Saving and drawing, shared by both model classes (they provide ``to_dict``)."""
+
+    def save(self, path: str | Path) -> None:
+        """Write the model to a JSON file (see :func:`pybsnsing.load_model`)."""
+        Path(path).write_text(json.dumps(self.to_dict()))
+
+    # ---------------------------------------------------------------- drawing
+    def plot(self, file: str | Path | None = None, **kwargs: Any):
+        """Draw the tree with matplotlib (see :func:`pybsnsing.export.plot_tree`)."""
+        from .export import plot_tree
+
+        return plot_tree(self, file, **kwargs)
+
+    def to_latex(self, **kwargs: Any) -> str:
+        """R bsnsing's LaTeX (pstricks) drawing of the tree."""
+        from .export import to_latex
+
+        return to_latex(self, **kwargs)
+
+    def to_dot(self, **kwargs: Any) -> str:
+        """A Graphviz (dot) description of the tree."""
+        from .export import to_dot
+
+        return to_dot(self, **kwargs)
+
+
 @dataclass
 class BsnsingSummary:
     """What R's ``summary.bsnsing`` returns; ``str()`` gives its printed text."""
@@ -102,7 +129,7 @@ class BsnsingSummary:
 
 
 @dataclass
-class BsnsingModel:
+class BsnsingModel(_ModelOutputs):
     """A fitted two-class bsnsing tree.
 
     Attributes:
@@ -295,32 +322,10 @@ class BsnsingModel:
             formula=d.get("formula"),
         )
 
-    def save(self, path: str | Path) -> None:
-        """Write the model to a JSON file (see :func:`pybsnsing.load_model`)."""
-        Path(path).write_text(json.dumps(self.to_dict()))
-
-    # ---------------------------------------------------------------- drawing
-    def plot(self, file: str | Path | None = None, **kwargs: Any):
-        """Draw the tree with matplotlib (see :func:`pybsnsing.export.plot_tree`)."""
-        from .export import plot_tree
-
-        return plot_tree(self, file, **kwargs)
-
-    def to_latex(self, **kwargs: Any) -> str:
-        """R bsnsing's LaTeX (pstricks) drawing of the tree."""
-        from .export import to_latex
-
-        return to_latex(self, **kwargs)
-
-    def to_dot(self, **kwargs: Any) -> str:
-        """A Graphviz (dot) description of the tree."""
-        from .export import to_dot
-
-        return to_dot(self, **kwargs)
 
 
 @dataclass
-class MBsnsingModel:
+class MBsnsingModel(_ModelOutputs):
     """A multi-class bsnsing model: one tree per class against ``all.other``.
 
     Attributes:
@@ -394,28 +399,6 @@ class MBsnsingModel:
                    yprior=np.asarray(d["yprior"], dtype=float), call=d.get("call", ""),
                    formula=d.get("formula"))
 
-    def save(self, path: str | Path) -> None:
-        """Write the model to a JSON file (see :func:`pybsnsing.load_model`)."""
-        Path(path).write_text(json.dumps(self.to_dict()))
-
-    # ---------------------------------------------------------------- drawing
-    def plot(self, file: str | Path | None = None, **kwargs: Any):
-        """Draw the tree with matplotlib (see :func:`pybsnsing.export.plot_tree`)."""
-        from .export import plot_tree
-
-        return plot_tree(self, file, **kwargs)
-
-    def to_latex(self, **kwargs: Any) -> str:
-        """R bsnsing's LaTeX (pstricks) drawing of the tree."""
-        from .export import to_latex
-
-        return to_latex(self, **kwargs)
-
-    def to_dot(self, **kwargs: Any) -> str:
-        """A Graphviz (dot) description of the tree."""
-        from .export import to_dot
-
-        return to_dot(self, **kwargs)
 
     def summary(self) -> MBsnsingSummary:
         """R's ``summary(mbsnsing)``; ``.classes`` holds one tree summary per class."""

@@ -31,13 +31,11 @@ the printed 15-digit value instead (Q6).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from .kernels.binarize import thin_gt_kernel, thin_lt_kernel
 from .rformat import format_r
 
 __all__ = [
@@ -74,27 +72,6 @@ class NumericCuts(NamedTuple):
         return [f"{name} > {format_r(c)}" for c in self.gt.tolist()] + [
             f"{name} < {format_r(c)}" for c in self.lt.tolist()
         ]
-
-
-@dataclass
-class QuestionSet:
-    """The candidate questions of one node.
-
-    Attributes:
-        B: ``uint8`` matrix (n rows x m questions, Fortran order) of answers,
-            computed with the exact cut doubles.
-        texts: the m question texts, exactly as R writes them.
-        cols: for each question, the index of the input column it comes from.
-    """
-
-    B: np.ndarray
-    texts: list[str]
-    cols: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
-
-    @property
-    def m(self) -> int:
-        """Number of questions."""
-        return len(self.texts)
 
 
 # ---------------------------------------------------------------------------
@@ -268,6 +245,8 @@ def _thin(
     """
     n = ox.shape[0]
     cnt_lt, cnt_le = _counts(ox, cuts, pos)
+    from .kernels.binarize import thin_gt_kernel, thin_lt_kernel  # numba: loaded on first use
+
     if greater:
         bsize = int(np.rint(cnt_lt[-1] / segs))  # R's round(): half to even
         keep = thin_gt_kernel(cnt_lt, cnt_le, bsize, segs, _THIN_CAP)
@@ -302,14 +281,402 @@ def binarize_numeric(
 # ---------------------------------------------------------------------------
 
 
-def _labels_of(values: np.ndarray) -> list[str]:
-    return [format_r(v) for v in values.tolist()]
+#: Question kinds (:attr:`QuestionSet.kinds`): ``x > c``, ``x < c``, the perfect rules
+#: ``x >= c`` / ``x <= c`` (``keep_perfect``), ``x=='v'``, ``x%in%c(...)``, and the two
+#: questions ``x==0`` / ``x==1`` of a binary column.
+GT, LT, GE, LE, EQ, IN, BIN0, BIN1 = range(8)
+#: names of the kinds, indexed by kind code
+KINDS = ("gt", "lt", "ge", "le", "eq", "in", "binary0", "binary1")
+_INEQ_TEXT = (" > ", " < ", " >= ", " <= ")
 
 
-#: One question's recipe: (column index, op, operand).  ``op`` is one of
-#: ``">" "<" ">=" "<="`` (operand: the exact cut), ``"=="`` (operand: the exact
-#: value/code) or ``"in"`` (operand: array of exact values/codes).
-_Recipe = tuple[int, str, Any]
+class _Ranges(NamedTuple):
+    """Which rows answer each question YES, as ranges of the columns' sorted orders.
+
+    ``ordm[j]`` is column j's stable ascending order of row ids; question q's YES rows are
+    ``ordm[cols[q], rlo[r]:rhi[r]]`` for ``r`` in ``rptr[q]:rptr[q + 1]``, together with
+    those of its base question ``base[q]`` (-1: none), a question of the same column
+    whose YES rows are a subset.  ``proc`` lists the questions so that every base comes
+    before the questions built on it.
+    """
+
+    ordm: np.ndarray
+    base: np.ndarray
+    rptr: np.ndarray
+    rlo: np.ndarray
+    rhi: np.ndarray
+    proc: np.ndarray
+
+
+class QuestionSet:
+    """The candidate questions of one node, as structure; texts are made on demand.
+
+    Each question ``k`` is described by its source column ``cols[k]``, its kind
+    ``kinds[k]`` (one of :data:`KINDS`: ``gt``/``lt`` cuts, the perfect rules ``ge``/``le``,
+    ``eq``, ``in``, ``binary0``/``binary1``) and ``values[k]``, the exact cut (``gt``,
+    ``lt``, ``ge``, ``le``) or the exact value / level code (``eq``; NaN otherwise).  The
+    answers use these exact doubles, as R's question matrix does; the printed texts
+    (:attr:`texts`, :meth:`text`) are what R writes, and re-evaluating a text (see
+    :mod:`pybsnsing.rules`) uses the printed 15-digit value instead (Q6).
+
+    Attributes:
+        B: ``uint8`` matrix (n rows x m questions, Fortran order) of answers, or n x 0
+            when it was not requested.
+        cols: int64, the input column of each question.
+        kinds: int8 kind codes.
+        values: float64 exact cut or value.
+        names: the input column names.
+    """
+
+    def __init__(
+        self,
+        B: np.ndarray,
+        texts: Sequence[str] | None = None,
+        cols: np.ndarray | None = None,
+        *,
+        kinds: np.ndarray | None = None,
+        values: np.ndarray | None = None,
+        names: Sequence[str] | None = None,
+        labels: dict[int, Any] | None = None,
+        ranges: _Ranges | None = None,
+    ) -> None:
+        self.B = B
+        self._texts = None if texts is None else list(texts)
+        m = len(self._texts) if self._texts is not None else (
+            0 if kinds is None else int(kinds.shape[0]))
+        self.cols = np.empty(0, np.int64) if cols is None else np.asarray(cols, np.int64)
+        self.kinds = np.full(m, -1, np.int8) if kinds is None else kinds
+        self.values = np.full(m, np.nan) if values is None else values
+        self.names = [] if names is None else list(names)
+        self._labels = {} if labels is None else labels
+        self._ranges = ranges
+
+    @property
+    def m(self) -> int:
+        """Number of questions."""
+        return int(self.kinds.shape[0])
+
+    def text(self, k: int) -> str:
+        """The text R writes for question ``k``."""
+        if self._texts is not None:
+            return self._texts[k]
+        kind = int(self.kinds[k])
+        name = self.names[int(self.cols[k])]
+        if kind <= LE:
+            return name + _INEQ_TEXT[kind] + format_r(float(self.values[k]))
+        if kind == EQ:
+            return f"{name}=='{self._labels[k]}'"
+        if kind == IN:
+            return f"{name}%in%c(" + ",".join(f"'{lab}'" for lab in self._labels[k]) + ")"
+        return f"{name}=={kind - BIN0}"
+
+    @property
+    def texts(self) -> list[str]:
+        """All m question texts, exactly as R writes them (made on first access)."""
+        if self._texts is None:
+            self._texts = [self.text(k) for k in range(self.m)]
+        return self._texts
+
+    def group_keys(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """ENUM group keys ``(var, direction)`` without the texts, or None.
+
+        ``direction`` is 0 for ``>``/``>=`` questions, 1 for ``<``/``<=`` and -1 (own
+        group, ``var`` -1) for the others: what :func:`pybsnsing.search.question_groups`
+        derives from the texts, provided no text holds a ``<`` or ``>`` other than its
+        operator and the column names are distinct and free of surrounding white space.
+        None when that does not hold (then use the texts).
+        """
+        if not _plain_names(self.names):
+            return None
+        for lab in self._labels.values():
+            labs = (lab,) if isinstance(lab, str) else lab
+            if any(("<" in t or ">" in t) for t in labs):
+                return None
+        kinds = self.kinds
+        direction = np.full(kinds.shape[0], -1, np.int64)
+        direction[(kinds == GT) | (kinds == GE)] = 0
+        direction[(kinds == LT) | (kinds == LE)] = 1
+        var = np.where(direction >= 0, self.cols, -1)
+        return var, direction
+
+    def pack(self, slot: np.ndarray, Xp: np.ndarray, Xn: np.ndarray) -> None:
+        """Bit-pack the answers into rows ``0..m-1`` of ``Xp``/``Xn`` (see
+        :func:`pybsnsing.kernels.binarize.pack_questions`; ``slot`` by row id)."""
+        from .kernels.binarize import pack_questions
+
+        r = self._require_ranges()
+        pack_questions(r.ordm, slot, self.cols, r.base, r.rptr, r.rlo, r.rhi, r.proc, Xp, Xn)
+
+    def dense(self, local: np.ndarray, n: int) -> np.ndarray:
+        """The n x m ``uint8`` answer matrix (Fortran order); row ``local[i]`` is row id
+        ``i`` of the orders the set was built from."""
+        from .kernels.binarize import fill_dense
+
+        r = self._require_ranges()
+        BT = np.zeros((self.m, n), dtype=np.uint8)
+        if self.m:
+            fill_dense(r.ordm, np.asarray(local, dtype=np.int64), self.cols, r.base, r.rptr,
+                       r.rlo, r.rhi, r.proc, BT)
+        return BT.T
+
+    def _require_ranges(self) -> _Ranges:
+        if self._ranges is None:
+            raise ValueError("this QuestionSet carries no answer ranges")
+        return self._ranges
+
+
+def _plain_names(names: Sequence[str]) -> bool:
+    """Distinct names without ``<``/``>`` and without surrounding white space."""
+    if len(set(names)) != len(names):
+        return False
+    return not any(("<" in t or ">" in t or t != t.strip()) for t in names)
+
+
+class _Block(NamedTuple):
+    """The questions of one column in one section (indices local to the block)."""
+
+    col: int
+    kinds: np.ndarray
+    values: np.ndarray
+    base: np.ndarray
+    rcount: np.ndarray
+    rlo: np.ndarray
+    rhi: np.ndarray
+    proc: np.ndarray
+    labels: dict[int, Any]
+
+
+_I64 = np.int64
+
+
+def _ineq_block(j: int, ox: np.ndarray, gt: np.ndarray, lt: np.ndarray) -> _Block:
+    """The ``>`` cuts (ascending, nested suffixes) and ``<`` cuts (nested prefixes)."""
+    n = ox.shape[0]
+    g, l = gt.shape[0], lt.shape[0]
+    m = g + l
+    lo = np.searchsorted(ox, gt, side="right").astype(_I64)  # x > c: positions lo..n-1
+    hi = np.searchsorted(ox, lt, side="left").astype(_I64)  # x < c: positions 0..hi-1
+    kinds = np.empty(m, np.int8)
+    kinds[:g] = GT
+    kinds[g:] = LT
+    base = np.empty(m, _I64)
+    rlo = np.empty(m, _I64)
+    rhi = np.empty(m, _I64)
+    if g:
+        base[: g - 1] = np.arange(1, g)
+        base[g - 1] = -1
+        rlo[:g] = lo
+        rhi[: g - 1] = lo[1:]
+        rhi[g - 1] = n
+    if l:
+        base[g] = -1
+        base[g + 1 :] = np.arange(g, m - 1)
+        rlo[g] = 0
+        rlo[g + 1 :] = hi[:-1]
+        rhi[g:] = hi
+    proc = np.concatenate((np.arange(g - 1, -1, -1, dtype=_I64), np.arange(g, m, dtype=_I64)))
+    return _Block(j, kinds, np.concatenate((gt, lt)), base, np.ones(m, _I64), rlo, rhi, proc,
+                  {})
+
+
+def _single_block(j: int, kinds: list[int], values: list[float], lo: list[int],
+                  hi: list[int]) -> _Block:
+    """Questions with one range each and no base."""
+    m = len(kinds)
+    return _Block(j, np.array(kinds, np.int8), np.array(values, np.float64),
+                  np.full(m, -1, _I64), np.ones(m, _I64), np.array(lo, _I64),
+                  np.array(hi, _I64), np.arange(m, dtype=_I64), {})
+
+
+def _factor_block(
+    j: int,
+    name: str,
+    ordj: np.ndarray,
+    ox: np.ndarray,
+    starts: np.ndarray,
+    bin_size: int,
+    levels: list[str] | None,
+) -> _Block:
+    """R 1.0.1's ``binarize.factor`` for one factor-like numeric or true factor column.
+
+    ``levels`` is None for a numeric column (labels are ``format_r`` of the values;
+    ``table`` sorts the values numerically) and the level labels for a true factor
+    (``table`` lists every level, used or not, in level order, so an unused level counts
+    as a small one).  An ``eq`` question for EVERY value in order of first appearance
+    (small ones included, as 1.0.1 does: "Keep the small level bucket anyway"), then one
+    ``in`` question for the values with fewer than ``bin_size`` rows, if any.
+    """
+    n = ox.shape[0]
+    values = ox[starts]  # sorted distinct values (or codes)
+    ends = np.r_[starts[1:], n]
+    counts = ends - starts
+    first_row = ordj[starts]  # stable sort: first row of each run = first appearance
+    appear = np.argsort(first_row, kind="stable")
+    if levels is None:
+        labels = [format_r(v) for v in values.tolist()]
+        # table(x, y): levels are unique(as.character(sort(unique(x))))
+        tab: dict[str, int] = {}
+        for lab, c in zip(labels, counts.tolist(), strict=True):
+            tab[lab] = tab.get(lab, 0) + c
+        small = [lab for lab, c in tab.items() if c < bin_size]
+    else:
+        labels = [levels[int(v)] for v in values]
+        cnt_by_code = dict(zip(values.astype(np.int64).tolist(), counts.tolist(), strict=True))
+        small = [lab for c, lab in enumerate(levels) if cnt_by_code.get(c, 0) < bin_size]
+    u = appear.astype(_I64)
+    k = u.shape[0]
+    kinds = [EQ] * k
+    vals = values[u].tolist()
+    lo = starts[u].tolist()
+    hi = ends[u].tolist()
+    rcount = [1] * k
+    lab_of = {q: labels[int(uu)] for q, uu in enumerate(u.tolist())}
+    if small:
+        small_set = set(small)
+        runs = [v for v in range(len(values)) if labels[v] in small_set]
+        kinds.append(IN)
+        vals.append(np.nan)
+        lo.extend(int(starts[v]) for v in runs)
+        hi.extend(int(ends[v]) for v in runs)
+        rcount.append(len(runs))
+        lab_of[k] = tuple(small)
+    m = len(kinds)
+    return _Block(j, np.array(kinds, np.int8), np.array(vals, np.float64),
+                  np.full(m, -1, _I64), np.array(rcount, _I64), np.array(lo, _I64),
+                  np.array(hi, _I64), np.arange(m, dtype=_I64), lab_of)
+
+
+def _check_nseg_factor(name: str, nuniq: int, nseg_factor: int) -> None:
+    if nuniq > nseg_factor:
+        raise ValueError(
+            f"Factor {name} has more levels than allowed segments "
+            f"({nuniq} distinct values at the node > nseg_factor = {nseg_factor})."
+        )
+
+
+def _run_starts(ox: np.ndarray) -> np.ndarray:
+    n = ox.shape[0]
+    if n == 0:
+        return np.empty(0, _I64)
+    return np.flatnonzero(np.r_[True, ox[1:] != ox[:-1]])
+
+
+def question_set_from_orders(
+    X: np.ndarray,
+    y: np.ndarray,
+    ordm: np.ndarray,
+    names: Sequence[str],
+    target: int,
+    *,
+    segments: int,
+    num2factor: int,
+    nseg_factor: int,
+    bin_size: int,
+    node_size: float,
+    factor_levels: dict[int, list[str]] | None = None,
+    keep_perfect: bool = False,
+) -> QuestionSet:
+    """The questions of a node from the stable sorted orders of its columns (the core of
+    :func:`node_questions`, used directly by the tree grower).
+
+    Args:
+        X: values by row id (ids x p, best Fortran order); only the rows in ``ordm`` are
+            read.
+        y: 0/1 labels by row id (original coding; both classes present at the node).
+        ordm: (p, n) int64, row ``j`` the node's row ids sorted STABLY by column j, ties
+            in node order (``ordm[j] = ids[np.argsort(X[ids, j], kind="stable")]`` for
+            the node's ids in node order).
+        names: the p column names.
+        target: the split target, 0 or 1.
+        segments: the already rounded ``nseg.numeric`` (see :func:`_r_segments`).
+        num2factor, nseg_factor, bin_size, node_size, keep_perfect: as
+            :func:`node_questions`.
+        factor_levels: ``{column: level labels}`` of the true factor columns (values
+            are level codes).
+
+    Returns:
+        a :class:`QuestionSet` with answer ranges (``B`` is n x 0; see
+        :meth:`QuestionSet.pack` and :meth:`QuestionSet.dense`).
+    """
+    p, n = ordm.shape
+    fcols = factor_levels or {}
+    sec: tuple[list[_Block], list[_Block], list[_Block]] = ([], [], [])
+    for j in range(p):
+        ordj = ordm[j]
+        ox = X[:, j].take(ordj)
+        name = names[j]
+        if j in fcols:
+            levels = fcols[j]
+            starts = _run_starts(ox)
+            codes = ox[starts]
+            if (codes < 0).any() or (codes >= len(levels)).any() or (codes % 1 != 0).any():
+                raise ValueError(f"factor column {name!r} holds invalid level codes")
+            if all(levels[int(c)] in ("0", "1") for c in codes):
+                # R's binary test sees the labels: a factor with labels 0/1 is binary
+                ends = np.r_[starts[1:], n]
+                hits = [[u for u, c in enumerate(codes.tolist()) if levels[int(c)] == v]
+                        for v in ("0", "1")]
+                sec[2].append(_Block(
+                    j, np.array([BIN0, BIN1], np.int8), np.array([0.0, 1.0]),
+                    np.full(2, -1, _I64), np.array([len(h) for h in hits], _I64),
+                    starts[hits[0] + hits[1]].astype(_I64), ends[hits[0] + hits[1]].astype(_I64),
+                    np.arange(2, dtype=_I64), {}))
+                continue
+            _check_nseg_factor(name, starts.shape[0], nseg_factor)
+            sec[1].append(_factor_block(j, name, ordj, ox, starts, bin_size, levels))
+            continue
+        lo_v, hi_v = ox[0], ox[-1]
+        if (lo_v == 0.0 or lo_v == 1.0) and (hi_v == 0.0 or hi_v == 1.0):
+            # at most the two values 0 and 1 when no value lies strictly between
+            k0 = int(np.searchsorted(ox, 0.0, side="right"))
+            k1 = int(np.searchsorted(ox, 1.0, side="left"))
+            if k0 == k1:  # x==0: the first k0 positions, x==1: the rest
+                sec[2].append(_single_block(j, [BIN0, BIN1], [0.0, 1.0], [0, k0], [k0, n]))
+                continue
+        oy = y.take(ordj)
+        res = _cuts_sorted(ox, oy, target, segments, node_size)
+        if res.kind == "cuts":
+            sec[0].append(_ineq_block(j, ox, res.gt, res.lt))
+        elif res.kind == "perfect" and keep_perfect:
+            c = res.perfect_cut
+            if res.perfect_op == ">=":
+                blk = _single_block(j, [GE], [c], [int(np.searchsorted(ox, c, "left"))], [n])
+            else:
+                blk = _single_block(j, [LE], [c], [0], [int(np.searchsorted(ox, c, "right"))])
+            sec[0].append(blk)
+        nuniq = 1 + int(np.count_nonzero(ox[1:] != ox[:-1])) if n else 0
+        if nuniq <= num2factor:
+            _check_nseg_factor(name, nuniq, nseg_factor)
+            sec[1].append(_factor_block(j, name, ordj, ox, _run_starts(ox), bin_size, None))
+    return _assemble([b for s in sec for b in s], ordm, names)
+
+
+def _assemble(blocks: list[_Block], ordm: np.ndarray, names: Sequence[str]) -> QuestionSet:
+    """Concatenate the blocks (already in R's question order) into one QuestionSet."""
+    if not blocks:
+        e = np.empty(0, _I64)
+        return QuestionSet(np.empty((ordm.shape[1], 0), np.uint8), None, e,
+                           kinds=np.empty(0, np.int8), values=np.empty(0), names=names,
+                           ranges=_Ranges(ordm, e, np.zeros(1, _I64), e, e, e))
+    sizes = [b.kinds.shape[0] for b in blocks]
+    offs = np.cumsum([0, *sizes])
+    cols = np.repeat(np.array([b.col for b in blocks], _I64), sizes)
+    base = np.concatenate([np.where(b.base >= 0, b.base + o, -1)
+                           for b, o in zip(blocks, offs.tolist(), strict=False)])
+    proc = np.concatenate([b.proc + o for b, o in zip(blocks, offs.tolist(), strict=False)])
+    rcount = np.concatenate([b.rcount for b in blocks])
+    rptr = np.zeros(rcount.shape[0] + 1, _I64)
+    np.cumsum(rcount, out=rptr[1:])
+    labels: dict[int, Any] = {}
+    for b, o in zip(blocks, offs.tolist(), strict=False):
+        for k, lab in b.labels.items():
+            labels[o + k] = lab
+    ranges = _Ranges(ordm, base, rptr, np.concatenate([b.rlo for b in blocks]),
+                     np.concatenate([b.rhi for b in blocks]), proc)
+    return QuestionSet(np.empty((ordm.shape[1], 0), np.uint8), None, cols,
+                       kinds=np.concatenate([b.kinds for b in blocks]),
+                       values=np.concatenate([b.values for b in blocks]), names=names,
+                       labels=labels, ranges=ranges)
 
 
 def node_questions(
@@ -358,7 +725,7 @@ def node_questions(
         with_matrix: False skips building ``B`` (it is then n x 0).
 
     Returns:
-        a :class:`QuestionSet`.
+        a :class:`QuestionSet` (texts made on first access).
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
@@ -376,139 +743,29 @@ def node_questions(
         bad = [names[j] for j in range(p) if np.isnan(X[:, j]).any()]
         raise ValueError(f"missing values (NaN) in column(s) {bad}; impute them first")
     _check_two_classes(yv)
-    segs = _r_segments(nseg_numeric)
     fcols: dict[int, list[str]] = {}
     if factor_cols is not None:
         if factor_levels is None or len(factor_levels) != len(factor_cols):
             raise ValueError("factor_levels must give the levels of every factor column")
         for j, levs in zip(factor_cols, factor_levels, strict=True):
             fcols[int(j)] = [str(v) for v in levs]
-
-    # the three sections of R's question matrix, each a list of (text, recipe)
-    sec_numeric: list[tuple[str, _Recipe]] = []
-    sec_factor: list[tuple[str, _Recipe]] = []
-    sec_binary: list[tuple[str, _Recipe]] = []
-
+    ordm = np.empty((p, n), dtype=_I64)
     for j in range(p):
-        col = X[:, j]
         order = orders[j] if orders is not None else None
         if order is None:
-            order = np.argsort(col, kind="stable")
-        ox = col[order]
-        starts = np.flatnonzero(np.r_[True, ox[1:] != ox[:-1]]) if n else np.empty(0, np.int64)
-        nuniq = starts.shape[0]
-        name = names[j]
-        if j in fcols:
-            levels = fcols[j]
-            codes = ox[starts]
-            if (codes < 0).any() or (codes >= len(levels)).any() or (codes % 1 != 0).any():
-                raise ValueError(f"factor column {name!r} holds invalid level codes")
-            if all(levels[int(c)] in ("0", "1") for c in codes):
-                # R's binary test sees the labels: a factor with labels 0/1 is binary
-                lab = np.array(levels, dtype=object)
-                for v in ("0", "1"):
-                    sec_binary.append(
-                        (f"{name}=={v}", (j, "in", np.flatnonzero(lab == v).astype(np.float64)))
-                    )
-                continue
-            _check_nseg_factor(name, nuniq, nseg_factor)
-            sec_factor.extend(_factor_questions(j, name, order, ox, starts, bin_size, levels))
-            continue
-        if nuniq <= 2 and ox[0] in (0.0, 1.0) and ox[-1] in (0.0, 1.0):
-            sec_binary.append((f"{name}==0", (j, "==", 0.0)))
-            sec_binary.append((f"{name}==1", (j, "==", 1.0)))
-            continue
-        res = _cuts_sorted(ox, yv[order], target, segs, node_size)
-        if res.kind == "cuts":
-            texts = res.texts(name)
-            ops = [(j, ">", c) for c in res.gt.tolist()] + [(j, "<", c) for c in res.lt.tolist()]
-            sec_numeric.extend(zip(texts, ops, strict=True))
-        elif res.kind == "perfect" and keep_perfect:
-            sec_numeric.append((res.texts(name)[0], (j, res.perfect_op, res.perfect_cut)))
-        if nuniq <= num2factor:
-            _check_nseg_factor(name, nuniq, nseg_factor)
-            sec_factor.extend(_factor_questions(j, name, order, ox, starts, bin_size, None))
-
-    allq = sec_numeric + sec_factor + sec_binary
-    texts = [t for t, _ in allq]
-    cols = np.fromiter((r[0] for _, r in allq), dtype=np.int64, count=len(allq))
-    if not with_matrix:
-        return QuestionSet(B=np.empty((n, 0), dtype=np.uint8), texts=texts, cols=cols)
-    B = np.empty((n, len(allq)), dtype=np.uint8, order="F")
-    for k, (_, (j, op, operand)) in enumerate(allq):
-        out = B[:, k].view(np.bool_)
-        col = X[:, j]
-        if op == ">":
-            np.greater(col, operand, out=out)
-        elif op == "<":
-            np.less(col, operand, out=out)
-        elif op == ">=":
-            np.greater_equal(col, operand, out=out)
-        elif op == "<=":
-            np.less_equal(col, operand, out=out)
-        elif op == "==":
-            np.equal(col, operand, out=out)
+            ordm[j] = np.argsort(X[:, j], kind="stable")
         else:
-            out[:] = np.isin(col, operand)
-    return QuestionSet(B=B, texts=texts, cols=cols)
-
-
-def _check_nseg_factor(name: str, nuniq: int, nseg_factor: int) -> None:
-    if nuniq > nseg_factor:
-        raise ValueError(
-            f"Factor {name} has more levels than allowed segments "
-            f"({nuniq} distinct values at the node > nseg_factor = {nseg_factor})."
-        )
-
-
-def _factor_questions(
-    j: int,
-    name: str,
-    order: np.ndarray,
-    ox: np.ndarray,
-    starts: np.ndarray,
-    bin_size: int,
-    levels: list[str] | None,
-) -> list[tuple[str, _Recipe]]:
-    """R 1.0.1's ``binarize.factor`` for one factor-like numeric or true factor column.
-
-    ``levels`` is None for a numeric column (labels are ``format_r`` of the
-    values; ``table`` sorts the values numerically) and the level labels for a
-    true factor (``table`` lists every level, used or not, in level order, so an
-    unused level counts as a small one).
-    """
-    n = ox.shape[0]
-    values = ox[starts]  # sorted distinct values (or codes)
-    counts = np.diff(np.r_[starts, n])
-    first_row = order[starts]  # stable sort: first row of each run = first appearance
-    appear = np.argsort(first_row, kind="stable")
-
-    if levels is None:
-        labels = _labels_of(values)
-        # table(x, y): levels are unique(as.character(sort(unique(x))))
-        tab: dict[str, int] = {}
-        for lab, c in zip(labels, counts.tolist(), strict=True):
-            tab[lab] = tab.get(lab, 0) + c
-        small = [lab for lab, c in tab.items() if c < bin_size]
-    else:
-        labels = [levels[int(v)] for v in values]
-        cnt_by_code = dict(zip(values.astype(np.int64).tolist(), counts.tolist(), strict=True))
-        small = [lab for c, lab in enumerate(levels) if cnt_by_code.get(c, 0) < bin_size]
-
-    # 1.0.1 keeps an equality question for EVERY value, small ones included,
-    # and adds the small-value bucket on top ("Keep the small level bucket anyway").
-    out: list[tuple[str, _Recipe]] = [
-        (f"{name}=='{labels[u]}'", (j, "==", float(values[u]))) for u in appear.tolist()
-    ]
-    if small:
-        small_set = set(small)
-        small_vals = np.array(
-            [values[u] for u in range(len(values)) if labels[u] in small_set], dtype=np.float64
-        )
-        text = f"{name}%in%c(" + ",".join(f"'{lab}'" for lab in small) + ")"
-        out.append((text, (j, "in", small_vals)))
-    return out
-
+            if np.shape(order) != (n,):
+                raise ValueError(f"orders[{j}] has shape {np.shape(order)}, expected ({n},)")
+            ordm[j] = order
+    qs = question_set_from_orders(
+        X, yv, ordm, names, target, segments=_r_segments(nseg_numeric),
+        num2factor=num2factor, nseg_factor=nseg_factor, bin_size=bin_size,
+        node_size=node_size, factor_levels=fcols, keep_perfect=keep_perfect,
+    )
+    if with_matrix:
+        qs.B = qs.dense(np.arange(n, dtype=_I64), n)
+    return qs
 
 # ---------------------------------------------------------------------------
 # the public data-frame front end

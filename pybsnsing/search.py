@@ -21,7 +21,10 @@ Two implementations give identical ``cols``, ``objval`` and ``neval``:
 The interpreted R solver ``opt.solver = "enum"`` counts ``neval`` without the candidates
 rejected by ``node.size``; both names here give the C count (the fixtures' count).
 
-Public functions: :func:`question_groups`, :func:`enum_search`, :func:`bslearn`.
+Public functions: :func:`question_groups`, :func:`enum_search`, :func:`bslearn`; for the tree
+grower, which never writes the question texts of the candidates, :func:`structural_groups`
+(the same group ids from (variable, direction) keys) and :func:`enum_search_packed` (the
+search on columns that are already bit-packed per class).
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ __all__ = [
     "SearchResult",
     "BslearnResult",
     "question_groups",
+    "structural_groups",
     "enum_search",
+    "enum_search_packed",
     "bslearn",
     "SOLVERS",
     "MAX_RULES_CAP",
@@ -153,6 +158,46 @@ def question_groups(texts: Sequence[str]) -> np.ndarray:
         if grp[i] == 0:
             nxt += 1
             grp[i] = nxt
+    return grp
+
+
+def structural_groups(var: Any, direction: Any) -> np.ndarray:
+    """The ids of :func:`question_groups` from structure instead of texts.
+
+    Question ``i`` with ``direction[i] == 0`` (a ``>`` or ``>=`` question) or ``1`` (``<`` or
+    ``<=``) belongs to the group of key ``(var[i], direction[i])``; a question with
+    ``direction[i] == -1`` is its own group (``var`` is then ignored).  Ids are numbered as
+    R numbers them: the ``>`` keys in order of first appearance, then the ``<`` keys, then
+    the remaining questions in order, starting at 1.  For texts ``name > c``,
+    ``name >= c``, ``name < c``, ``name <= c`` and texts without ``<``/``>`` this equals
+    ``question_groups(texts)`` with ``var`` the variable's index.
+
+    Args:
+        var: int array, the variable (any integer id) of each question.
+        direction: int array of 0, 1 or -1, same length.
+
+    Returns:
+        int64 array with one group id per question.
+    """
+    v = np.asarray(var, dtype=np.int64).ravel()
+    d = np.asarray(direction, dtype=np.int64).ravel()
+    if v.shape != d.shape:
+        raise ValueError(f"var and direction differ in length: {v.shape[0]} != {d.shape[0]}")
+    if not np.isin(d, (-1, 0, 1)).all():
+        raise ValueError("direction must hold only -1, 0 and 1")
+    grp = np.zeros(v.shape[0], dtype=np.int64)
+    nxt = 0
+    for op in (0, 1):
+        idx = np.flatnonzero(d == op)
+        if idx.size == 0:
+            continue
+        keys, first, inv = np.unique(v[idx], return_index=True, return_inverse=True)
+        rank = np.empty(keys.shape[0], dtype=np.int64)
+        rank[np.argsort(first, kind="stable")] = np.arange(keys.shape[0])
+        grp[idx] = nxt + 1 + rank[inv.ravel()]
+        nxt += keys.shape[0]
+    rest = np.flatnonzero(d < 0)
+    grp[rest] = nxt + 1 + np.arange(rest.shape[0])
     return grp
 
 
@@ -365,16 +410,33 @@ def _enum_numba(
     Level 1 from the column popcounts, level 2 from the per-class Gram matrices, deeper
     levels on bit-packed columns with pair-count pruning; the last level stores nothing.
     """
+    from pybsnsing.kernels import enum as K
+
+    t0 = time.process_time()
+    n = B.shape[0]
+    n1 = int((y == 1).sum())
+    Xp, Xn = K.pack_by_class(B, y)
+    return _enum_packed(Xp, Xn, n1, n - n1, grp, max_rules, node_size, nsgc, time_limit, t0)
+
+
+def _enum_packed(
+    Xp: np.ndarray,
+    Xn: np.ndarray,
+    n1: int,
+    n0: int,
+    grp: np.ndarray,
+    max_rules: int,
+    node_size: int,
+    nsgc: bool,
+    time_limit: float,
+    t0: float,
+) -> tuple[tuple[int, ...], float, int]:
+    """:func:`_enum_numba` from the bit-packed columns on (``t0``: its start time)."""
     import numba
 
     from pybsnsing.kernels import enum as K
 
-    t0 = time.process_time()
-    pos = y == 1
-    n, m = B.shape
-    n1 = int(pos.sum())
-    n0 = n - n1
-    Xp, Xn = K.pack_by_class(B, y)
+    m = Xp.shape[0]
     cp = K.popcount_rows(Xp)
     cn = K.popcount_rows(Xn)
     n1_, n0_, ns_ = np.int64(n1), np.int64(n0), np.int64(node_size)
@@ -491,6 +553,49 @@ def enum_search(
     n1 = int(yv.sum())
     return SearchResult(cols=tuple(cols), objval=float(objval), neval=int(neval), n1=n1,
                         n0=n - n1)
+
+
+def enum_search_packed(
+    Xp: np.ndarray,
+    Xn: np.ndarray,
+    n1: int,
+    n0: int,
+    groups: Any = None,
+    *,
+    max_rules: int = 2,
+    node_size: int = 1,
+    no_same_gender_children: bool = False,
+    time_limit: float = 180.0,
+) -> SearchResult:
+    """:func:`enum_search` (numba solver) on columns already bit-packed per class.
+
+    ``Xp`` / ``Xn``: uint64 arrays (m x words), row ``j`` the answers of question ``j`` on
+    the ``n1`` target-class rows / the ``n0`` other rows, bit ``t`` of word ``w`` being the
+    class's row ``64*w + t`` (any fixed order of the rows within a class), padding bits 0,
+    at least one word; the layout of :func:`pybsnsing.kernels.enum.pack_by_class`.  The
+    tree grower builds them straight from its sorted orders, without an n x m matrix.
+    Other arguments and the result as :func:`enum_search`.
+    """
+    t0 = time.process_time()
+    Xp = np.ascontiguousarray(Xp, dtype=np.uint64)
+    Xn = np.ascontiguousarray(Xn, dtype=np.uint64)
+    n1, n0 = int(n1), int(n0)
+    if Xp.ndim != 2 or Xn.ndim != 2 or Xp.shape[0] != Xn.shape[0]:
+        raise ValueError(f"Xp and Xn must be 2-D with equal rows, got {Xp.shape}, {Xn.shape}")
+    m = Xp.shape[0]
+    if m == 0:
+        raise ValueError("no columns (no questions to search)")
+    if n1 < 0 or n0 < 0 or n1 + n0 == 0:
+        raise ValueError(f"bad class counts n1={n1}, n0={n0}")
+    if Xp.shape[1] != max(1, (n1 + 63) // 64) or Xn.shape[1] != max(1, (n0 + 63) // 64):
+        raise ValueError("the packed widths do not match n1 and n0")
+    grp = _as_groups(groups, m)
+    max_rules = _as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
+    node_size = _as_int(node_size, "node_size", 0)
+    cols, objval, neval = _enum_packed(Xp, Xn, n1, n0, grp, max_rules, node_size,
+                                       bool(no_same_gender_children), float(time_limit), t0)
+    return SearchResult(cols=tuple(cols), objval=float(objval), neval=int(neval), n1=n1,
+                        n0=n0)
 
 
 _CONTROL_DEFAULTS: dict[str, Any] = {

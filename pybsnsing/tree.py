@@ -3,20 +3,44 @@
 The loop is plain Python over nodes; the work at a node (binarization,
 external rules, the ENUM search, rule evaluation) lives in its own modules
 and runs on plain arrays.
+
+How a node is processed without per-node sorting or text work:
+
+* every column is sorted once at the root (a STABLE argsort, so tied values
+  keep row order), and each node carries, per column, its rows in that sorted
+  order (global row ids; ``(p, nobs)`` int64).  A split partitions those lists
+  stably, so a child's list is exactly the stable sort of the child's rows,
+  which are kept in increasing row order as R keeps them -- ties in node
+  order, what R's stable ``order()`` gives;
+* the candidate questions are structure (column, kind, exact cut or value;
+  :class:`~pybsnsing.questions.QuestionSet`), their answers ranges of those
+  sorted lists, bit-packed per class straight into the ENUM's layout (no
+  n x m matrix); the ENUM groups come from the structure
+  (:func:`~pybsnsing.search.structural_groups`);
+* only the chosen questions are written as text, and the rule is then
+  evaluated from its TEXT on the node's rows (R quirk Q6: the printed cut).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .control import BsControl
-from .questions import node_questions
+from .questions import _plain_names, _r_segments, question_set_from_orders
 from .rules import evaluate_rule
-from .search import enum_search, question_groups
+from .search import (
+    enum_search,
+    enum_search_packed,
+    question_groups,
+    structural_groups,
+)
 
 __all__ = ["Node", "grow_tree", "effective_node_size"]
 
@@ -127,6 +151,184 @@ def _splittable(node: Node, node_size: int, stop_prob: float) -> bool:
     return max(node.n1, node.n0) / node.nobs < stop_prob
 
 
+class _NodeColumns(Mapping):
+    """The node's rows of the design columns, fetched only when a rule names them.
+
+    A name used by several columns maps to the last of them, as the dict of
+    columns R's ``with()`` sees here always did.
+    """
+
+    def __init__(self, X: np.ndarray, rows: np.ndarray, col_of: dict[str, int]) -> None:
+        self._X = X
+        self._rows = rows
+        self._col_of = col_of
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._X[:, self._col_of[name]].take(self._rows)
+
+    def __iter__(self):
+        return iter(self._col_of)
+
+    def __len__(self) -> int:
+        return len(self._col_of)
+
+
+@functools.cache
+def _external_accepts_orders() -> bool:
+    """Whether :func:`pybsnsing.external.external_questions` takes ``orders``."""
+    from .external import external_questions
+
+    return "orders" in inspect.signature(external_questions).parameters
+
+
+class _Grower:
+    """The per-tree state of the growth loop: the design matrix in column order, the
+    labels, scratch arrays indexed by row id, and the work done at one node."""
+
+    def __init__(self, X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
+                 node_size: int) -> None:
+        self.X = np.asfortranarray(X, dtype=np.float64)
+        n, p = self.X.shape
+        self.names = list(names)
+        if len(self.names) != p:
+            raise ValueError(f"{len(self.names)} names given for {p} columns")
+        self.y = np.ascontiguousarray(y, dtype=np.int64)
+        self.yb = self.y.astype(np.uint8)
+        self.control = control
+        self.node_size = node_size
+        self.segments = _r_segments(control.nseg_numeric)
+        self.col_of = {nm: j for j, nm in enumerate(self.names)}
+        self.plain = _plain_names(self.names)
+        self.slot = np.zeros(n, dtype=np.int64)  # class-wise bit slot of a node's rows
+        self.gmask = np.zeros(n, dtype=bool)  # partition scratch
+        self.pos = np.zeros(n, dtype=np.int64)  # row id -> position in the node
+        if not control.suppress_internal and np.isnan(self.X).any():
+            bad = [self.names[j] for j in range(p) if np.isnan(self.X[:, j]).any()]
+            raise ValueError(f"missing values (NaN) in column(s) {bad}; impute them first")
+
+    def root_orders(self) -> np.ndarray:
+        """(p, n) int64: every column's stable ascending order of all rows."""
+        n, p = self.X.shape
+        ordm = np.empty((p, n), dtype=np.int64)
+        for j in range(p):
+            ordm[j] = np.argsort(self.X[:, j], kind="stable")
+        return ordm
+
+    def partition(self, ordm: np.ndarray, rows_left: np.ndarray, want_left: bool,
+                  want_right: bool) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Split the node's sorted lists into the children's (stable: ties keep order)."""
+        p = ordm.shape[0]
+        g = self.gmask
+        g[rows_left] = True
+        sel = g.take(ordm)
+        g[rows_left] = False
+        left = ordm[sel].reshape(p, -1) if want_left else None
+        right = ordm[~sel].reshape(p, -1) if want_right else None
+        return left, right
+
+    def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
+        """The split rule text of the node with rows ``rows`` (increasing row ids) and
+        sorted lists ``ordm`` (``""`` when there is none)."""
+        from .kernels.binarize import node_slots, pack_dense_into
+
+        control = self.control
+        nobs = rows.shape[0]
+        qs = None
+        if not control.suppress_internal:
+            n1 = int(self.y.take(rows).sum())
+            if n1 == 0 or n1 == nobs:
+                raise ValueError("There is only one unique value in y")
+            qs = question_set_from_orders(
+                self.X, self.yb, ordm, self.names, target, segments=self.segments,
+                num2factor=control.num2factor, nseg_factor=control.nseg_factor,
+                bin_size=control.bin_size, node_size=self.node_size,
+                keep_perfect=control.keep_perfect_separation,
+            )
+        m_int = 0 if qs is None else qs.m
+        ext_texts: list[str] = []
+        ext_B = None
+        method = control.external_method
+        if method is not None:
+            from .external import external_questions
+
+            # the node's rows column by column (a take along axis 0 would first copy the
+            # whole Fortran-ordered matrix); Fortran order makes external's X.T contiguous
+            Xr = np.empty((nobs, self.X.shape[1]), dtype=np.float64, order="F")
+            for j in range(self.X.shape[1]):
+                self.X[:, j].take(rows, out=Xr[:, j])
+            yr = self.y.take(rows)
+            if method == "rpart" and _external_accepts_orders():
+                self.pos[rows] = np.arange(nobs, dtype=np.int64)
+                ext_texts, ext_B = external_questions(Xr, self.names, yr, method=method,
+                                                      orders=self.pos.take(ordm))
+            else:
+                ext_texts, ext_B = external_questions(Xr, self.names, yr, method=method)
+            ext_texts = list(ext_texts)
+        m = m_int + len(ext_texts)
+        if m == 0:
+            return ""
+
+        def text(k: int) -> str:
+            return qs.text(k) if k < m_int else ext_texts[k - m_int]
+
+        grp = self._groups(qs, ext_texts)
+        if grp is None:
+            grp = question_groups([text(k) for k in range(m)])
+        solver = control.opt_solver
+        kw = dict(max_rules=control.max_rules, node_size=self.node_size,
+                  no_same_gender_children=control.no_same_gender_children,
+                  time_limit=control.solver_timelimit)
+        if solver in ("enum_c", "enum"):
+            n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
+            n0 = nobs - n1
+            Xp = np.zeros((m, max(1, (n1 + 63) // 64)), dtype=np.uint64)
+            Xn = np.zeros((m, max(1, (n0 + 63) // 64)), dtype=np.uint64)
+            if qs is not None and m_int:
+                qs.pack(self.slot, Xp, Xn)
+            if ext_texts:
+                pack_dense_into(np.ascontiguousarray(ext_B, dtype=np.uint8), rows, self.slot,
+                                Xp, Xn, np.int64(m_int))
+            result = enum_search_packed(Xp, Xn, n1, n0, grp, **kw)
+        else:  # the NumPy oracle (or an unknown name, which enum_search reports)
+            blocks = []
+            if qs is not None and m_int:
+                self.pos[rows] = np.arange(nobs, dtype=np.int64)
+                blocks.append(qs.dense(self.pos, nobs))
+            if ext_texts:
+                blocks.append(np.asarray(ext_B, dtype=np.uint8))
+            B = blocks[0] if len(blocks) == 1 else np.hstack(blocks)
+            yt = (self.y.take(rows) == target).astype(np.uint8)
+            result = enum_search(B, yt, grp, solver=solver, **kw)
+        if not result.cols:
+            return ""
+        return " | ".join(text(j) for j in result.cols)
+
+    def _groups(self, qs, ext_texts: list[str]) -> np.ndarray | None:
+        """ENUM group ids from structure; None when only the texts can tell."""
+        if not self.plain:
+            return None
+        parts_v, parts_d = [], []
+        if qs is not None and qs.m:
+            keys = qs.group_keys()
+            if keys is None:
+                return None
+            parts_v.append(keys[0])
+            parts_d.append(keys[1])
+        if ext_texts:
+            ev = np.empty(len(ext_texts), dtype=np.int64)
+            ed = np.empty(len(ext_texts), dtype=np.int64)
+            for k, t in enumerate(ext_texts):
+                bits = t.rsplit(" ", 2)
+                j = self.col_of.get(bits[0]) if len(bits) == 3 else None
+                if j is None or bits[1] not in ("<", ">=") or "<" in bits[2] or ">" in bits[2]:
+                    return None
+                ev[k] = j
+                ed[k] = 1 if bits[1] == "<" else 0
+            parts_v.append(ev)
+            parts_d.append(ed)
+        return structural_groups(np.concatenate(parts_v), np.concatenate(parts_d))
+
+
 def find_rule(X: np.ndarray, names: list[str], y: np.ndarray, target: int,
               control: BsControl, node_size: int) -> str:
     """The split rule text at a node (``""`` when there is none).
@@ -134,37 +336,8 @@ def find_rule(X: np.ndarray, names: list[str], y: np.ndarray, target: int,
     ``X``/``y`` are the node's rows; ``y`` is coded 0/1 and ``target`` is the
     node's majority class.
     """
-    texts: list[str] = []
-    blocks: list[np.ndarray] = []
-    if not control.suppress_internal:
-        qs = node_questions(
-            X, names, y, target,
-            num2factor=control.num2factor, nseg_numeric=control.nseg_numeric,
-            nseg_factor=control.nseg_factor, bin_size=control.bin_size,
-            node_size=node_size, keep_perfect=control.keep_perfect_separation,
-        )
-        texts.extend(qs.texts)
-        blocks.append(qs.B)
-    method = control.external_method
-    if method is not None:
-        from .external import external_questions
-
-        ext_texts, ext_B = external_questions(X, names, y, method=method)
-        texts.extend(ext_texts)
-        blocks.append(ext_B)
-    if not texts:
-        return ""
-    B = blocks[0] if len(blocks) == 1 else np.hstack(blocks)
-    yt = y if target == 1 else 1 - y
-    result = enum_search(
-        B, yt, question_groups(texts),
-        max_rules=control.max_rules, node_size=node_size,
-        no_same_gender_children=control.no_same_gender_children,
-        time_limit=control.solver_timelimit, solver=control.opt_solver,
-    )
-    if not result.cols:
-        return ""
-    return " | ".join(texts[j] for j in result.cols)
+    g = _Grower(X, names, y, control, node_size)
+    return g.find_rule(np.arange(g.X.shape[0], dtype=np.int64), g.root_orders(), target)
 
 
 def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
@@ -176,36 +349,46 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
     n_train = X.shape[0]
     y = np.asarray(y, dtype=np.int64)
     node_size = effective_node_size(control, n_train)
+    grower = _Grower(X, names, y, control, node_size)
+    Xf = grower.X
     root = _make_node(0, -1, 0, np.arange(n_train, dtype=np.int64), y, n_train)
     nodes = [root]
-    queue = [root]
+    queue: list[tuple[Node, np.ndarray] | None] = [(root, grower.root_orders())]
     head = 0
     t0 = time.perf_counter()
     while head < len(queue):
-        node = queue[head]
+        item = queue[head]
+        queue[head] = None  # let the node's sorted lists go once it is done
         head += 1
+        assert item is not None
+        node, ordm = item
         rows = node.obs
-        Xn = X[rows]
-        yn = y[rows]
-        rule = find_rule(Xn, names, yn, node.node_class, control, node_size)
+        rule = grower.find_rule(rows, ordm, node.node_class)
         if control.verbose:
             print(f"node {node.number}: nobs {node.nobs}, n1 {node.n1}, n0 {node.n0}, "
                   f"rule: {rule or '(leaf)'} [{time.perf_counter() - t0:.2f}s]")
         if not rule:
             continue
-        left = evaluate_rule(rule, {nm: Xn[:, j] for j, nm in enumerate(names)})
+        left = evaluate_rule(rule, _NodeColumns(Xf, rows, grower.col_of))
         n_left = int(left.sum())
         if n_left == 0 or n_left == rows.size:
             continue
         node.split_rule = rule
-        lnode = _make_node(len(nodes), node.number, node.depth + 1, rows[left], y, n_train)
+        rows_left = rows[left]
+        lnode = _make_node(len(nodes), node.number, node.depth + 1, rows_left, y, n_train)
         rnode = _make_node(len(nodes) + 1, node.number, node.depth + 1, rows[~left], y,
                            n_train)
         node.lchild, node.rchild = lnode.number, rnode.number
         nodes.extend((lnode, rnode))
-        for child in (lnode, rnode):
-            if _splittable(child, node_size, control.stop_prob):
-                queue.append(child)
+        split_l = _splittable(lnode, node_size, control.stop_prob)
+        split_r = _splittable(rnode, node_size, control.stop_prob)
+        if split_l or split_r:
+            ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
+            if split_l:
+                queue.append((lnode, ord_l))
+            if split_r:
+                queue.append((rnode, ord_r))
+        del ordm, item
         if progress is not None:
             progress(len(nodes))
     return nodes, node_size
