@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+from .datasets._reader import make_unique
 
 __all__ = [
     "Design",
@@ -123,31 +124,6 @@ def _parse_formula(formula: str, data: pd.DataFrame) -> tuple[str, list[str]]:
     # formulaic's '.' also takes the response when the lhs is not a plain name
     rhs_terms = [t for t in rhs_terms if t != lhs_name]
     return lhs_name, rhs_terms
-
-
-def _make_unique(names: Sequence[str]) -> tuple[list[str], list[str]]:
-    """R's make.unique: later duplicates get '.1', '.2', ... Returns (names, renamed)."""
-    seen: set[str] = set(names)
-    counts: dict[str, int] = {}
-    out: list[str] = []
-    first: set[str] = set()
-    renamed: list[str] = []
-    for name in names:
-        if name not in first:
-            first.add(name)
-            out.append(name)
-            continue
-        k = counts.get(name, 0)
-        while True:
-            k += 1
-            candidate = f"{name}.{k}"
-            if candidate not in seen:
-                break
-        counts[name] = k
-        seen.add(candidate)
-        out.append(candidate)
-        renamed.append(f"{name} -> {candidate}")
-    return out, renamed
 
 
 def _factor_levels(col: pd.Series) -> list | None:
@@ -258,7 +234,8 @@ def build_design(formula: str, data: pd.DataFrame) -> tuple[Design, pd.Series]:
             f"or white space (as in R bsnsing); offending: {bad}. Rename the columns "
             "(or factor levels) first."
         )
-    unique, renamed = _make_unique(names)
+    unique = make_unique(names)
+    renamed = [f"{old} -> {new}" for old, new in zip(names, unique, strict=True) if old != new]
     if renamed:
         warnings.warn(
             "duplicate design column names were made unique as R's make.unique does: "

@@ -67,7 +67,14 @@ from pandas.api.extensions import ExtensionArray
 from ..rformat import format_r
 from ._collate import r_sort
 
-__all__ = ["read_canonical", "read_csv_r", "restore_factors", "make_names", "r_as_character"]
+__all__ = [
+    "make_names",
+    "make_unique",
+    "r_as_character",
+    "read_canonical",
+    "read_csv_r",
+    "restore_factors",
+]
 
 NA_STRINGS: frozenset[str] = frozenset({"", "NA"})
 _TRUE = frozenset({"T", "TRUE"})
@@ -121,13 +128,20 @@ def make_names(names: Iterable[str], unique: bool = True) -> list[str]:
     (``a``, ``a`` -> ``a``, ``a.1``; a suffix that already exists is skipped).
     """
     out = [_make_name(str(n)) for n in names]
-    if not unique:
-        return out
-    taken = set(out)
+    return make_unique(out) if unique else out
+
+
+def make_unique(names: Sequence[str]) -> list[str]:
+    """R's ``make.unique(names, sep = ".")``: later duplicates get ``.1``, ``.2``, ...
+
+    A suffix that already exists among the names is skipped (``a, a, a.1`` ->
+    ``a, a.2, a.1``), as in R.
+    """
+    taken = set(names)
     seen: set[str] = set()
     counters: dict[str, int] = {}
     result: list[str] = []
-    for name in out:
+    for name in names:
         if name not in seen:
             seen.add(name)
             result.append(name)
