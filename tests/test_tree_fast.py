@@ -1,0 +1,208 @@
+"""The structural tree grower against the text-based algorithm it replaces.
+
+:func:`pybsnsing.tree.grow_tree` sorts every column once, keeps per-node sorted row
+lists, describes questions by structure (column, kind, exact cut), packs their answers
+straight into the ENUM's bit layout and writes texts only for the chosen questions.  These
+tests check it node for node against a plain reference grower that does what R does at
+every node: binarize the node's rows from scratch (fresh stable sorts), write every
+question text, derive the ENUM groups from the texts (:func:`question_groups`), search
+the dense 0/1 matrix (:func:`enum_search`) and evaluate the rule text.  Data sets are
+random with many ties, binary and low-cardinality columns.  Also: structural groups ==
+text groups, packed answers == dense answers, lazy texts, the warm-up, and that
+``import pybsnsing`` does not import numba.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from pybsnsing.control import bscontrol
+from pybsnsing.external import external_questions
+from pybsnsing.kernels import enum as K
+from pybsnsing.questions import KINDS, node_questions
+from pybsnsing.rules import evaluate_rule
+from pybsnsing.search import (
+    enum_search,
+    enum_search_packed,
+    question_groups,
+    structural_groups,
+)
+from pybsnsing.tree import effective_node_size, grow_tree
+
+
+def _data(seed: int, n: int | None = None) -> tuple[np.ndarray, list[str], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 1500)) if n is None else n
+    cols = []
+    for _ in range(int(rng.integers(1, 6))):
+        kind = rng.integers(0, 5)
+        if kind == 0:
+            c = rng.normal(size=n)
+        elif kind == 1:
+            c = rng.integers(0, 2, n).astype(float)
+        elif kind == 2:
+            c = rng.integers(0, 7, n) * 0.1
+        elif kind == 3:
+            c = np.round(rng.normal(size=n), 1)
+        else:
+            c = np.round(rng.normal(size=n) * 3)
+        cols.append(c)
+    X = np.column_stack(cols)
+    y = ((X[:, 0] + (X[:, -1] > 0.3) - 0.5 + rng.normal(0, 0.7, n)) > 0).astype(np.int64)
+    y[:2] = (0, 1)
+    return X, [f"x{j}" for j in range(X.shape[1])], y
+
+
+def _reference_tree(X, names, y, control):
+    """The text-based grower (the algorithm before the structural one), FIFO like R."""
+    n = X.shape[0]
+    node_size = effective_node_size(control, n)
+    nodes = []  # (rows, rule, children)
+    queue = [np.arange(n)]
+    out = {0: (np.arange(n), "")}
+    order = [0]
+    head = 0
+    while head < len(queue):
+        rows = queue[head]
+        num = order[head]
+        head += 1
+        Xn, yn = X[rows], y[rows]
+        n1 = int(yn.sum())
+        target = 1 if n1 >= rows.size - n1 else 0
+        texts: list[str] = []
+        blocks = []
+        if not control.suppress_internal:
+            qs = node_questions(Xn, names, yn, target, num2factor=control.num2factor,
+                                nseg_numeric=control.nseg_numeric,
+                                nseg_factor=control.nseg_factor, bin_size=control.bin_size,
+                                node_size=node_size,
+                                keep_perfect=control.keep_perfect_separation)
+            texts += qs.texts
+            blocks.append(qs.B)
+        if control.external_method is not None:
+            et, eb = external_questions(Xn, names, yn, method=control.external_method)
+            texts += et
+            blocks.append(eb)
+        rule = ""
+        if texts:
+            B = np.hstack(blocks)
+            res = enum_search(B, yn if target == 1 else 1 - yn, question_groups(texts),
+                              max_rules=control.max_rules, node_size=node_size,
+                              no_same_gender_children=control.no_same_gender_children)
+            rule = " | ".join(texts[j] for j in res.cols)
+        if not rule:
+            continue
+        left = evaluate_rule(rule, {nm: Xn[:, j] for j, nm in enumerate(names)})
+        if left.sum() in (0, rows.size):
+            continue
+        out[num] = (rows, rule)
+        for child_rows in (rows[left], rows[~left]):
+            c = len(out)
+            out[c] = (child_rows, "")
+            c1 = int(y[child_rows].sum())
+            ok = (child_rows.size > node_size and 0 < c1 < child_rows.size
+                  and max(c1, child_rows.size - c1) / child_rows.size < control.stop_prob)
+            if ok:
+                queue.append(child_rows)
+                order.append(c)
+    nodes = [out[k] for k in range(len(out))]
+    return nodes, node_size
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_tree_equals_text_based_reference(seed):
+    X, names, y = _data(seed)
+    rng = np.random.default_rng(1000 + seed)
+    control = bscontrol(**{
+        "import.external": bool(seed % 2),
+        "max.rules": int(rng.integers(1, 4)),
+        "node.size": int(rng.choice([0, 0, 5, 20])),
+        "nseg.numeric": int(rng.integers(3, 25)),
+        "bin.size": int(rng.integers(1, 8)),
+        "num2factor": 3,
+        "nseg.factor": 100,
+        "no.same.gender.children": bool(rng.random() < 0.2),
+        "keep_perfect_separation": bool(rng.random() < 0.3),
+    })
+    got, ns = grow_tree(X, names, y, control)
+    want, ns_ref = _reference_tree(X, names, y, control)
+    assert ns == ns_ref
+    assert len(got) == len(want)
+    for nd, (rows, rule) in zip(got, want, strict=True):
+        assert np.array_equal(nd.obs, rows), nd.number
+        assert nd.split_rule == rule, nd.number
+
+
+def test_oracle_solver_and_suppress_internal_paths():
+    X, names, y = _data(5, n=600)
+    for kw in ({"opt.solver": "enum_py"}, {"suppress.internal": True},
+               {"opt.solver": "enum_py", "import.external": False}):
+        control = bscontrol(**kw)
+        got, _ = grow_tree(X, names, y, control)
+        want, _ = _reference_tree(X, names, y, control)
+        assert [(nd.obs.tolist(), nd.split_rule) for nd in got] == \
+            [(r.tolist(), t) for r, t in want], kw
+
+
+def test_structure_groups_and_packing_match_texts_and_dense():
+    for seed in range(40):
+        X, names, y = _data(seed, n=300)
+        qs = node_questions(X, names, y, 1, nseg_numeric=5, num2factor=8,
+                            keep_perfect=bool(seed % 2))
+        # lazy texts: one by one == all at once; kinds are the documented ones
+        assert [qs.text(k) for k in range(qs.m)] == qs.texts
+        assert set(np.unique(qs.kinds).tolist()) <= set(range(len(KINDS)))
+        ext_texts, _ = external_questions(X, names, y)
+        keys = qs.group_keys()
+        assert keys is not None
+        ev = [int(t.split(" ")[0][1:]) for t in ext_texts]
+        ed = [1 if " < " in t else 0 for t in ext_texts]
+        grp = structural_groups(np.r_[keys[0], ev], np.r_[keys[1], ed])
+        assert np.array_equal(grp, question_groups(qs.texts + list(ext_texts)))
+        # packed straight from the sorted orders == packing the dense matrix
+        slot = np.zeros(y.size, np.int64)
+        from pybsnsing.kernels.binarize import node_slots
+
+        n1 = int(node_slots(np.arange(y.size, dtype=np.int64), y.astype(np.uint8),
+                            np.int64(1), slot))
+        Xp = np.zeros((qs.m, max(1, (n1 + 63) // 64)), np.uint64)
+        Xn = np.zeros((qs.m, max(1, (y.size - n1 + 63) // 64)), np.uint64)
+        qs.pack(slot, Xp, Xn)
+        Dp, Dn = K.pack_by_class(np.ascontiguousarray(qs.B), y.astype(np.uint8))
+        assert np.array_equal(Xp, Dp) and np.array_equal(Xn, Dn)
+        for mr in (1, 2, 3):
+            a = enum_search_packed(Xp, Xn, n1, y.size - n1, grp[: qs.m], max_rules=mr)
+            b = enum_search(qs.B, y, grp[: qs.m], max_rules=mr)
+            assert a == b
+
+
+def test_structural_groups_numbering():
+    # R's numbering: '>' keys by first appearance, then '<' keys, then the rest
+    var = [3, 1, 3, -1, 1, 2, -1]
+    dire = [0, 1, 1, -1, 0, 0, -1]
+    texts = ["c > 1", "a < 2", "c < 0", "b==1", "a > 5", "d >= 1", "f=='x'"]
+    assert structural_groups(var, dire).tolist() == question_groups(texts).tolist()
+    assert structural_groups([], []).tolist() == []
+    with pytest.raises(ValueError):
+        structural_groups([1, 2], [0, 2])
+
+
+def test_group_keys_fall_back_on_unusual_names():
+    X, _, y = _data(3, n=200)
+    names = [f"a>{j}" for j in range(X.shape[1])]
+    assert node_questions(X, names, y, 1).group_keys() is None
+
+
+def test_warmup_and_lazy_numba_import():
+    from pybsnsing._warmup import warmup
+
+    times = warmup(optimal=False)
+    assert {"binarize", "tree", "enum", "external"} <= set(times)
+    code = "import sys, pybsnsing; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
