@@ -17,3 +17,17 @@ def shared() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"reference material not found at {SHARED} (set PYBSNSING_SHARED)")
     return SHARED
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Print how many golden-fixture parity tests passed (works under xdist too)."""
+    passed = terminalreporter.stats.get("passed", [])
+    failed = terminalreporter.stats.get("failed", [])
+    for prefix, label in (("tests/test_parity_trees.py::test_binary_tree", "binary"),
+                          ("tests/test_parity_trees.py::test_multiclass_tree", "multiclass")):
+        n_pass = sum(r.nodeid.startswith(prefix) for r in passed)
+        n_fail = sum(r.nodeid.startswith(prefix) for r in failed)
+        if n_pass or n_fail:
+            terminalreporter.write_line(
+                f"golden {label} tree records reproduced: {n_pass} of {n_pass + n_fail}"
+            )
