@@ -373,6 +373,46 @@ def external_specs(
     ]
 
 
+@dataclass(frozen=True)
+class ExternalQuestionSet:
+    """A node's external questions: texts, their source columns, their direction
+    (``ge`` True for ``v >= c``, False for ``v < c``) and the (n, m) uint8 answers."""
+
+    texts: list[str]
+    cols: np.ndarray
+    ge: np.ndarray
+    answers: np.ndarray
+
+
+def external_question_set(
+    X: np.ndarray,
+    names: Sequence[str],
+    y: np.ndarray,
+    method: ExternalMethod = "rpart",
+    *,
+    cut: Literal["printed", "exact"] = "printed",
+    orders: Sequence[np.ndarray | None] | None = None,
+) -> ExternalQuestionSet:
+    """Like :func:`external_questions`, keeping each question's column and direction
+    (what the tree needs to group questions without reading texts)."""
+    names = list(names)
+    if method == "rpart":
+        xt, texts, cols, _, cuts = _native_questions(X, names, y, cut, orders)
+    elif method == "r":
+        xt, texts, cols, cuts = _r_questions(X, names, y)
+    else:
+        raise ValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
+    half = len(texts) // 2
+    ge = np.arange(len(texts)) >= half
+    answers = _k.answer_matrix(
+        xt,
+        np.array(cols, dtype=np.int64),
+        ge.astype(np.int64),
+        np.array(cuts, dtype=np.float64),
+    )
+    return ExternalQuestionSet(texts, np.array(cols, dtype=np.int64), ge, answers)
+
+
 def external_questions(
     X: np.ndarray,
     names: Sequence[str],
@@ -405,18 +445,5 @@ def external_questions(
         when rpart proposes nothing (fewer than ``minsplit`` rows, a pure
         node, constant columns, ...).
     """
-    names = list(names)
-    if method == "rpart":
-        xt, texts, cols, _, cuts = _native_questions(X, names, y, cut, orders)
-    elif method == "r":
-        xt, texts, cols, cuts = _r_questions(X, names, y)
-    else:
-        raise ValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
-    half = len(texts) // 2
-    answers = _k.answer_matrix(
-        xt,
-        np.array(cols, dtype=np.int64),
-        (np.arange(len(texts)) >= half).astype(np.int64),
-        np.array(cuts, dtype=np.float64),
-    )
-    return texts, answers
+    s = external_question_set(X, names, y, method, cut=cut, orders=orders)
+    return s.texts, s.answers

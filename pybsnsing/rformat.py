@@ -155,16 +155,12 @@ def _scientific(r: float) -> tuple[int, int, bool]:
 
 
 def _drop0(s: str) -> str:
-    """R's ``EncodeRealDrop0``: drop trailing zeros after the decimal point."""
-    dot = s.find(".")
-    if dot < 0:
-        return s
-    end = dot + 1
-    while end < len(s) and s[end].isdigit():
-        end += 1
-    frac = s[dot + 1 : end].rstrip("0")
-    head = s[:dot] + ("." + frac if frac else "")
-    return head + s[end:]
+    """R's ``EncodeRealDrop0``: drop trailing zeros after the decimal point
+    (and the point itself when nothing is left), in fixed or scientific text."""
+    mant, e, expo = s.partition("e")
+    if "." in mant:
+        mant = mant.rstrip("0").rstrip(".")
+    return mant + e + expo
 
 
 def format_r(x: float) -> str:

@@ -23,8 +23,6 @@ How a node is processed without per-node sorting or text work:
 
 from __future__ import annotations
 
-import functools
-import inspect
 import math
 import time
 from collections.abc import Mapping
@@ -173,14 +171,6 @@ class _NodeColumns(Mapping):
         return len(self._col_of)
 
 
-@functools.cache
-def _external_accepts_orders() -> bool:
-    """Whether :func:`pybsnsing.external.external_questions` takes ``orders``."""
-    from .external import external_questions
-
-    return "orders" in inspect.signature(external_questions).parameters
-
-
 class _Grower:
     """The per-tree state of the growth loop: the design matrix in column order, the
     labels, scratch arrays indexed by row id, and the work done at one node."""
@@ -245,11 +235,10 @@ class _Grower:
                 keep_perfect=control.keep_perfect_separation,
             )
         m_int = 0 if qs is None else qs.m
-        ext_texts: list[str] = []
-        ext_B = None
+        ext = None
         method = control.external_method
         if method is not None:
-            from .external import external_questions
+            from .external import external_question_set
 
             # the node's rows column by column (a take along axis 0 would first copy the
             # whole Fortran-ordered matrix); Fortran order makes external's X.T contiguous
@@ -257,13 +246,13 @@ class _Grower:
             for j in range(self.X.shape[1]):
                 self.X[:, j].take(rows, out=Xr[:, j])
             yr = self.y.take(rows)
-            if method == "rpart" and _external_accepts_orders():
+            orders = None
+            if method == "rpart":
                 self.pos[rows] = np.arange(nobs, dtype=np.int64)
-                ext_texts, ext_B = external_questions(Xr, self.names, yr, method=method,
-                                                      orders=self.pos.take(ordm))
-            else:
-                ext_texts, ext_B = external_questions(Xr, self.names, yr, method=method)
-            ext_texts = list(ext_texts)
+                orders = self.pos.take(ordm)
+            ext = external_question_set(Xr, self.names, yr, method=method, orders=orders)
+        ext_texts = [] if ext is None else ext.texts
+        ext_B = None if ext is None else ext.answers
         m = m_int + len(ext_texts)
         if m == 0:
             return ""
@@ -271,7 +260,7 @@ class _Grower:
         def text(k: int) -> str:
             return qs.text(k) if k < m_int else ext_texts[k - m_int]
 
-        grp = self._groups(qs, ext_texts)
+        grp = self._groups(qs, ext)
         if grp is None:
             grp = question_groups([text(k) for k in range(m)])
         solver = control.opt_solver
@@ -303,7 +292,7 @@ class _Grower:
             return ""
         return " | ".join(text(j) for j in result.cols)
 
-    def _groups(self, qs, ext_texts: list[str]) -> np.ndarray | None:
+    def _groups(self, qs, ext) -> np.ndarray | None:
         """ENUM group ids from structure; None when only the texts can tell."""
         if not self.plain:
             return None
@@ -314,18 +303,9 @@ class _Grower:
                 return None
             parts_v.append(keys[0])
             parts_d.append(keys[1])
-        if ext_texts:
-            ev = np.empty(len(ext_texts), dtype=np.int64)
-            ed = np.empty(len(ext_texts), dtype=np.int64)
-            for k, t in enumerate(ext_texts):
-                bits = t.rsplit(" ", 2)
-                j = self.col_of.get(bits[0]) if len(bits) == 3 else None
-                if j is None or bits[1] not in ("<", ">=") or "<" in bits[2] or ">" in bits[2]:
-                    return None
-                ev[k] = j
-                ed[k] = 1 if bits[1] == "<" else 0
-            parts_v.append(ev)
-            parts_d.append(ed)
+        if ext is not None and ext.texts:
+            parts_v.append(ext.cols)
+            parts_d.append((~ext.ge).astype(np.int64))
         return structural_groups(np.concatenate(parts_v), np.concatenate(parts_d))
 
 
