@@ -71,6 +71,7 @@ is not replicated.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -78,7 +79,7 @@ from typing import Literal
 import numpy as np
 
 from .kernels import rpart as _k
-from .rformat import r_atof
+from .rformat import format_r, r_atof
 
 __all__ = [
     "ExternalQuestion",
@@ -298,6 +299,14 @@ class ExternalQuestion:
     text: str
 
 
+@functools.lru_cache(maxsize=65536)
+def _printed_cut(split: float) -> tuple[str, float]:
+    """A split point as R prints it (``as.character``) and as R's parser reads that
+    text back. Cached: sibling and child nodes often propose the same split points."""
+    text = format_r(split)
+    return text, r_atof(text)
+
+
 def _native_questions(
     X: np.ndarray,
     names: Sequence[str],
@@ -306,8 +315,6 @@ def _native_questions(
     orders: Sequence[np.ndarray | None] | None,
 ) -> tuple[np.ndarray, list[str], list[int], list[float], list[float]]:
     """Hot path: (xt, texts, cols, splits, cuts) with texts in bsnsing's order."""
-    from .rformat import format_r
-
     if cut not in ("printed", "exact"):
         raise ValueError(f"cut must be 'printed' or 'exact', got {cut!r}")
     xt, yf = _check_xy(X, y)
@@ -316,8 +323,9 @@ def _native_questions(
     _, var, index, _, _, _, _ = _k.rpart_anova(xt, yf, _order_matrix(xt, orders), 2, 20, 7, 0.01, 4)
     cols = var.tolist()
     splits = index.tolist()
-    printed = [format_r(c) for c in splits]
-    cuts = [r_atof(t) for t in printed] if cut == "printed" else splits
+    pairs = [_printed_cut(c) for c in splits]
+    printed = [t for t, _ in pairs]
+    cuts = [v for _, v in pairs] if cut == "printed" else splits
     lt = [f"{names[j]} < {t}" for j, t in zip(cols, printed, strict=True)]
     ge = [f"{names[j]} >= {t}" for j, t in zip(cols, printed, strict=True)]
     return xt, lt + ge, cols + cols, splits + splits, cuts + cuts
