@@ -6,6 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs the property tests with a fixed seed sequence (reproducible failures)
+# and no per-example deadline (a loaded 2-core machine, numba compiling).
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PYBSNSING_SHARED", REPO.parent / "shared"))
