@@ -56,6 +56,8 @@ import sys
 import time
 from pathlib import Path
 
+from tqdm.auto import tqdm
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
@@ -334,19 +336,21 @@ def main(argv: list[str] | None = None) -> int:
               "no golden training rows, no R bsnsing times")
         sizes = [s for s in sizes if s in ("small", "20k")]
     rows: list[dict] = []
-    for name in datasets(sizes):
-        for method in args.methods:
-            big = name.startswith("synthetic")
-            spec = {"dataset": name, "method": method, "repeat": 1 if big else args.repeat,
-                    "shared": str(shared) if shared else ""}
-            t = time.perf_counter()
-            row = run_worker(spec, args.timeout)
-            if name == "synthetic20k" and method in R_ISSUE and row.get("seconds"):
-                row["vs_R_issue"] = f"{R_ISSUE[method] / float(row['seconds']):.0f}x"
-            rows.append(row)
-            print(f"  {name} {method}: {_fmt(row.get('seconds'), '.3f')} s "
+    jobs = [(name, method) for name in datasets(sizes) for method in args.methods]
+    bar = tqdm(jobs, desc="fits", unit="fit", file=sys.stderr)
+    for name, method in bar:
+        bar.set_postfix_str(f"{name} {method}")
+        big = name.startswith("synthetic")
+        spec = {"dataset": name, "method": method, "repeat": 1 if big else args.repeat,
+                "shared": str(shared) if shared else ""}
+        t = time.perf_counter()
+        row = run_worker(spec, args.timeout)
+        if name == "synthetic20k" and method in R_ISSUE and row.get("seconds"):
+            row["vs_R_issue"] = f"{R_ISSUE[method] / float(row['seconds']):.0f}x"
+        rows.append(row)
+        bar.write(f"  {name} {method}: {_fmt(row.get('seconds'), '.3f')} s "
                   f"(worker {time.perf_counter() - t:.1f} s) {row.get('note', '')}",
-                  file=sys.stderr, flush=True)
+                  file=sys.stderr)
     print()
     print_table(rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)
