@@ -312,11 +312,17 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
         if kind == "numeric":
             col = newdata[term[1]]
             if isinstance(col.dtype, pd.CategoricalDtype) or col.dtype == object:
-                X[:, j] = pd.to_numeric(col.astype(object), errors="coerce").to_numpy(
-                    dtype=float, na_value=np.nan)
-            else:
-                X[:, j] = pd.to_numeric(col, errors="coerce").to_numpy(
-                    dtype=float, na_value=np.nan)
+                col = col.astype(object)
+            values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+            lost = np.isnan(values) & ~pd.isna(col).to_numpy()
+            if lost.any():
+                warnings.warn(
+                    f"{int(lost.sum())} values of the numeric column {term[1]!r} are not "
+                    f"numbers (e.g. {col[lost].iloc[0]!r}); they are treated as missing",
+                    DesignWarning,
+                    stacklevel=3,
+                )
+            X[:, j] = values
         elif kind == "dummy":
             var, level = term[1], term[2]
             col = newdata[var]

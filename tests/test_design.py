@@ -134,3 +134,11 @@ def test_unseen_levels_and_missing_values_at_predict_time():
     med.loc[1, "x"] = np.median(df["x"])
     with pytest.warns(DesignWarning):
         np.testing.assert_array_equal(p2, m.predict(med, impute=True))
+
+
+def test_non_numbers_in_a_numeric_column_at_predict_time_warn():
+    df = _df(100, seed=5)
+    m = bsnsing("y ~ x + i", df, import_external=False)
+    with pytest.warns(DesignWarning, match="not numbers"):
+        p = m.predict(df.head(3).assign(x=["a", "1.5", None]))
+    assert p.shape == (3,)
