@@ -421,6 +421,82 @@ def external_question_set(
     return ExternalQuestionSet(texts, np.array(cols, dtype=np.int64), ge, answers)
 
 
+@dataclass(frozen=True)
+class NodeExternal:
+    """A tree node's external questions in the packed form the tree's ENUM search uses
+    (internal; see :func:`node_external`).
+
+    Question ``k`` is ``names[cols[k]] < split`` (``ge[k]`` False) or ``>=`` (True);
+    its YES rows at the node are the first ``pos[k]`` rows of the column's sorted node
+    order (``<``) or the others (``>=``). Texts are written only on demand.
+    """
+
+    names: list[str]
+    cols: np.ndarray
+    ge: np.ndarray
+    splits: np.ndarray
+    pos: np.ndarray
+
+    @property
+    def m(self) -> int:
+        return int(self.cols.shape[0])
+
+    def text(self, k: int) -> str:
+        op = ">=" if self.ge[k] else "<"
+        return f"{self.names[int(self.cols[k])]} {op} {_printed_cut(float(self.splits[k]))[0]}"
+
+    def pack(self, ordm: np.ndarray, slot: np.ndarray, Xp: np.ndarray, Xn: np.ndarray,
+             offset: int) -> None:
+        """Bit-pack the answers into rows ``offset ..`` of ``Xp``/``Xn`` (zeroed)."""
+        _k.pack_prefix_suffix(ordm, slot, self.cols, self.pos, self.ge, Xp, Xn, np.int64(offset))
+
+
+#: Relative distance within which a node value makes the printed cut worth computing
+#: (the printed-and-reparsed cut is within ~5e-15 relative of the exact split).
+_PRINTED_TOL = 1e-13
+
+
+def node_external(
+    X: np.ndarray,
+    xt: np.ndarray,
+    yf: np.ndarray,
+    ordm: np.ndarray,
+    rows: np.ndarray,
+    names: list[str],
+) -> NodeExternal:
+    """The external questions of a tree node (native rpart, printed cuts), packed.
+
+    ``X``: (N, p) float64 matrix of all rows, finite; ``xt``: ``X.T`` C-contiguous;
+    ``yf``: the 0/1 labels of all rows as float64; ``ordm``: the node's (p, n) stable
+    per-column ascending orders (row ids); ``rows``: the node's row ids in
+    increasing order.
+
+    Same questions, order and answers as :func:`external_question_set` (``cut=
+    "printed"``). The printed cut is only computed where a node value lies so close
+    to the exact split that the two could answer differently (dropping questions
+    that duplicate an earlier one of the same ENUM group changed golden trees).
+    """
+    _, var, index, _, _, _, _ = _k.rpart_anova_rows(xt, yf, ordm, rows, 2, 20, 7, 0.01, 4)
+    if var.shape[0] == 0:
+        e = np.zeros(0, dtype=np.int64)
+        return NodeExternal(names, e, np.zeros(0, dtype=np.bool_), np.zeros(0), e)
+    cpos, amb = _k.cut_positions(X, ordm, var, index, _PRINTED_TOL)
+    if amb.any():
+        for q in np.flatnonzero(amb).tolist():
+            pc = np.array([_printed_cut(float(index[q]))[1]])
+            cpos[q] = _k.cut_positions(X, ordm, var[q : q + 1], pc, 0.0)[0][0]
+    h = var.shape[0]
+    ge = np.zeros(2 * h, dtype=np.bool_)
+    ge[h:] = True
+    return NodeExternal(
+        names,
+        np.concatenate((var, var)),
+        ge,
+        np.concatenate((index, index)),
+        np.concatenate((cpos, cpos)),
+    )
+
+
 def external_questions(
     X: np.ndarray,
     names: Sequence[str],

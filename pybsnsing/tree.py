@@ -192,6 +192,11 @@ class _Grower:
         self.slot = np.zeros(n, dtype=np.int64)  # class-wise bit slot of a node's rows
         self.gmask = np.zeros(n, dtype=bool)  # partition scratch
         self.pos = np.zeros(n, dtype=np.int64)  # row id -> position in the node
+        # the packed external path needs finite values (rpart treats others as missing;
+        # the dense path reports them)
+        self.finite = bool(np.isfinite(self.X).all())
+        self.xt: np.ndarray | None = None  # X.T and y as float64, for the packed path
+        self.yf: np.ndarray | None = None
         if not control.suppress_internal and np.isnan(self.X).any():
             bad = [self.names[j] for j in range(p) if np.isnan(self.X[:, j]).any()]
             raise ValueError(f"missing values (NaN) in column(s) {bad}; impute them first")
@@ -236,8 +241,23 @@ class _Grower:
             )
         m_int = 0 if qs is None else qs.m
         ext = None
+        ext_texts: list[str] = []
+        ext_B = None
+        nx = 0
         method = control.external_method
-        if method is not None:
+        solver = control.opt_solver
+        packed = solver in ("enum_c", "enum")
+        if method == "rpart" and packed and self.plain and self.finite:
+            from .external import node_external
+
+            # the packed path: answers as prefixes/suffixes of the sorted lists, texts
+            # written only for the chosen questions
+            if self.xt is None:
+                self.xt = np.ascontiguousarray(self.X.T)
+                self.yf = self.y.astype(np.float64)
+            ext = node_external(self.X, self.xt, self.yf, ordm, rows, self.names)
+            nx = ext.m
+        elif method is not None:
             from .external import external_question_set
 
             # the node's rows column by column (a take along axis 0 would first copy the
@@ -251,30 +271,34 @@ class _Grower:
                 self.pos[rows] = np.arange(nobs, dtype=np.int64)
                 orders = self.pos.take(ordm)
             ext = external_question_set(Xr, self.names, yr, method=method, orders=orders)
-        ext_texts = [] if ext is None else ext.texts
-        ext_B = None if ext is None else ext.answers
-        m = m_int + len(ext_texts)
+            ext_texts = ext.texts
+            ext_B = ext.answers
+            nx = len(ext_texts)
+        m = m_int + nx
         if m == 0:
             return ""
 
         def text(k: int) -> str:
-            return qs.text(k) if k < m_int else ext_texts[k - m_int]
+            if k < m_int:
+                return qs.text(k)
+            return ext_texts[k - m_int] if ext_B is not None else ext.text(k - m_int)
 
         grp = self._groups(qs, ext)
         if grp is None:
             grp = question_groups([text(k) for k in range(m)])
-        solver = control.opt_solver
         kw = dict(max_rules=control.max_rules, node_size=self.node_size,
                   no_same_gender_children=control.no_same_gender_children,
                   time_limit=control.solver_timelimit)
-        if solver in ("enum_c", "enum"):
+        if packed:
             n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
             n0 = nobs - n1
             Xp = np.zeros((m, max(1, (n1 + 63) // 64)), dtype=np.uint64)
             Xn = np.zeros((m, max(1, (n0 + 63) // 64)), dtype=np.uint64)
             if qs is not None and m_int:
                 qs.pack(self.slot, Xp, Xn)
-            if ext_texts:
+            if nx and ext_B is None:
+                ext.pack(ordm, self.slot, Xp, Xn, m_int)
+            elif nx:
                 pack_dense_into(np.ascontiguousarray(ext_B, dtype=np.uint8), rows, self.slot,
                                 Xp, Xn, np.int64(m_int))
             result = enum_search_packed(Xp, Xn, n1, n0, grp, **kw)
@@ -303,7 +327,7 @@ class _Grower:
                 return None
             parts_v.append(keys[0])
             parts_d.append(keys[1])
-        if ext is not None and ext.texts:
+        if ext is not None and ext.cols.shape[0]:
             parts_v.append(ext.cols)
             parts_d.append((~ext.ge).astype(np.int64))
         return structural_groups(np.concatenate(parts_v), np.concatenate(parts_d))

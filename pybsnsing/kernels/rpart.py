@@ -146,6 +146,12 @@ def sort_columns(xt: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def sort_columns_from(xt: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """See :func:`sort_columns_from_rows` (all columns of ``xt`` are the rows)."""
+    return sort_columns_from_rows(xt, order, np.arange(xt.shape[1]))
+
+
+@njit(cache=True)
+def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """rpart's sort indices, reusing ``order``, any ascending argsort of each row of ``xt``.
 
     For a column without tied values every correct sort yields the same
@@ -153,7 +159,8 @@ def sort_columns_from(xt: np.ndarray, order: np.ndarray) -> np.ndarray:
     with :func:`mysort`, whose (unstable) order of tied rows is what rpart sums
     in. Same result as :func:`sort_columns`, much faster on tie-free columns.
     """
-    p, n = xt.shape
+    p = xt.shape[0]
+    n = rows.shape[0]
     sorts = np.empty((p, n), dtype=np.int64)
     xtemp = np.empty(n, dtype=np.float64)
     tempvec = np.empty(n, dtype=np.int64)
@@ -165,8 +172,8 @@ def sort_columns_from(xt: np.ndarray, order: np.ndarray) -> np.ndarray:
                 break
         if tie:
             for k in range(n):
-                tempvec[k] = k
-                xtemp[k] = xt[i, k]
+                tempvec[k] = rows[k]
+                xtemp[k] = xt[i, rows[k]]
             mysort(xtemp, tempvec)
             for k in range(n):
                 sorts[i, k] = tempvec[k]
@@ -717,12 +724,32 @@ def rpart_anova(
     entry per primary/competitor split, in rpart's table order (``rpmatrix``:
     nodes in pre-order, each node's list by decreasing improvement).
     """
-    p, n = xt.shape
+    return rpart_anova_rows(
+        xt, y, order, np.arange(xt.shape[1]), maxdepth, min_split, min_node, cp, maxcompete
+    )
+
+
+@njit(cache=True, error_model="numpy")
+def rpart_anova_rows(
+    xt: np.ndarray,
+    y: np.ndarray,
+    order: np.ndarray,
+    rows: np.ndarray,
+    maxdepth: int,
+    min_split: int,
+    min_node: int,
+    cp: float,
+    maxcompete: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rpart_anova` on a subset of the columns of ``xt`` (and entries of ``y``):
+    the fit's rows are the row ids ``rows`` (in the fit's row order), ``order`` holds
+    (p, len(rows)) ascending orders of them as row ids. Avoids gathering the rows."""
+    p = xt.shape[0]
+    n = rows.shape[0]
     maxpri = maxcompete + 1
     if maxpri < 1:
         maxpri = 1
-    ident = np.arange(n)
-    root_risk = anovass_range(y, ident, 0, n) if n > 0 else 0.0
+    root_risk = anovass_range(y, rows, 0, n) if n > 0 else 0.0
     alpha = cp * root_risk
     if n == 0 or p == 0 or n < min_split or root_risk <= alpha:
         # partition() stops at the root: no split table (spare the sorting)
@@ -733,7 +760,7 @@ def rpart_anova(
     cap = 2 * n + 3
     if 2 * maxnode + 3 < cap:
         cap = 2 * maxnode + 3
-    sorts = sort_columns_from(xt, order)
+    sorts = sort_columns_from_rows(xt, order, rows)
     ip = np.array([min_split, min_node, maxnode, maxpri, n], dtype=np.int64)
     fp = np.array([alpha, 0.0], dtype=np.float64)
     node_i = np.full((cap, 5), -1, dtype=np.int64)
@@ -744,7 +771,7 @@ def rpart_anova(
     ss = np.zeros(nsp, dtype=np.float64)
     sd = np.zeros(nsp, dtype=np.int64)
     sc = np.zeros(nsp, dtype=np.int64)
-    goes_left = np.zeros(n, dtype=np.uint8)
+    goes_left = np.zeros(xt.shape[1], dtype=np.uint8)
     tempvec = np.zeros(n + 1, dtype=np.int64)
     cnt = np.array([1, 0], dtype=np.int64)
     node_i[0, 0] = 1
@@ -796,3 +823,74 @@ def rpart_anova(
             o_primary[r] = u == 0
             r += 1
     return o_node, o_var, o_index, o_count, o_ncat, o_improve, o_primary
+
+
+@njit(cache=True)
+def cut_positions(
+    X: np.ndarray, ordm: np.ndarray, cols: np.ndarray, cuts: np.ndarray, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where each cut falls in the node's sorted column: ``pos[q]`` = number of node
+    values of column ``cols[q]`` that are ``< cuts[q]``.
+
+    ``X`` is the (N, p) matrix of all rows, ``ordm`` the node's (p, n) per-column
+    ascending orders (row ids of ``X``). With ``tol > 0``, ``amb[q]`` is True when
+    some node value of the column lies within ``|cut| * tol + 1e-300`` of the cut
+    (an answer could then differ for a cut that close to it).
+    """
+    m = cols.shape[0]
+    n = ordm.shape[1]
+    pos = np.empty(m, dtype=np.int64)
+    amb = np.zeros(m, dtype=np.bool_)
+    for q in range(m):
+        j = cols[q]
+        c = cuts[q]
+        lo = 0
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if X[ordm[j, mid], j] < c:
+                lo = mid + 1
+            else:
+                hi = mid
+        pos[q] = lo
+        if tol > 0:
+            d = abs(c) * tol + 1e-300
+            if lo < n and X[ordm[j, lo], j] <= c + d:
+                amb[q] = True
+            if lo > 0 and X[ordm[j, lo - 1], j] >= c - d:
+                amb[q] = True
+    return pos, amb
+
+
+@njit(cache=True)
+def pack_prefix_suffix(
+    ordm: np.ndarray,
+    slot: np.ndarray,
+    cols: np.ndarray,
+    pos: np.ndarray,
+    ge: np.ndarray,
+    Xp: np.ndarray,
+    Xn: np.ndarray,
+    offset: int,
+) -> None:
+    """Bit-pack questions ``x[col] < cut`` (``ge`` False: the first ``pos`` rows of the
+    column's sorted order answer YES) and ``x[col] >= cut`` (``ge`` True: the rows from
+    ``pos`` on) into rows ``offset + q`` of ``Xp``/``Xn`` (zeroed), with the bit slots
+    of :func:`pybsnsing.kernels.binarize.node_slots`."""
+    n = ordm.shape[1]
+    for q in range(cols.shape[0]):
+        j = cols[q]
+        row = offset + q
+        if ge[q]:
+            a = pos[q]
+            b = n
+        else:
+            a = 0
+            b = pos[q]
+        for t in range(a, b):
+            s = slot[ordm[j, t]]
+            if s >= 0:
+                Xp[row, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+            else:
+                s = -1 - s
+                Xn[row, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
