@@ -28,8 +28,8 @@ Data sets (``--sizes``):
 * ``100k``, ``1m``: synthetic100k / synthetic1m, all rows, read with the canonical reader
   from ``shared/data/tabular`` (a parsed copy is cached in ``bench/results/*.npz``).
 
-Times: the median of ``--repeat`` fits (small sets and synthetic20k), one fit from 100k rows on.  Peak
-memory is that of the whole worker process (Python, pandas, numba, R: ``rss_before_mib``
+Times: the median of ``--repeat`` fits (small sets and synthetic20k), one fit from 100k
+rows on.  Peak memory is that of the whole worker process (Python, pandas, numba, R: ``rss_before_mib``
 is the same process just before the first fit), so ``fit_mib = peak - before`` is what the
 fit added at most.
 
