@@ -29,9 +29,9 @@ Data sets (``--sizes``):
   from ``shared/data/tabular`` (a parsed copy is cached in ``bench/results/*.npz``).
 
 Times: the median of ``--repeat`` fits (small sets and synthetic20k), one fit from 100k
-rows on.  Peak memory is that of the whole worker process (Python, pandas, numba, R: ``rss_before_mib``
-is the same process just before the first fit), so ``fit_mib = peak - before`` is what the
-fit added at most.
+rows on.  Peak memory is that of the whole worker process (Python, pandas, numba, R:
+``rss_before_mib`` is the same process just before the first fit), so
+``fit_mib = peak - before`` is what the fit added at most.
 
 Usage::
 
