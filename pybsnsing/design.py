@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .datasets._reader import make_unique
+from .rnames import make_unique
 
 __all__ = [
     "Design",

@@ -232,7 +232,7 @@ class BsnsingClassifier(ClassifierMixin, BaseEstimator):
                 Xv = _validate(self, X, reset=False, dtype=dtype)
             frame = pd.DataFrame(np.asarray(Xv))
         if fit:
-            from .datasets import make_names
+            from .rnames import make_names
 
             if hasattr(self, "feature_names_in_"):
                 names = make_names([str(c) for c in self.feature_names_in_])
