@@ -141,7 +141,7 @@ def _make_node(number: int, parent: int, depth: int, rows: np.ndarray, y: np.nda
                 split_rule="", split_target=cls, depth=depth)
 
 
-def _splittable(node: Node, node_size: int, stop_prob: float) -> bool:
+def splittable(node: Node, node_size: int, stop_prob: float) -> bool:
     """A child is split further only when nobs > node_size, both classes are
     present and its majority share is below stop_prob (spec §6)."""
     if node.nobs <= node_size or node.n1 == 0 or node.n0 == 0:
@@ -384,8 +384,8 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
                            n_train)
         node.lchild, node.rchild = lnode.number, rnode.number
         nodes.extend((lnode, rnode))
-        split_l = _splittable(lnode, node_size, control.stop_prob)
-        split_r = _splittable(rnode, node_size, control.stop_prob)
+        split_l = splittable(lnode, node_size, control.stop_prob)
+        split_r = splittable(rnode, node_size, control.stop_prob)
         if split_l or split_r:
             ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
             if split_l:

@@ -8,6 +8,8 @@ from functools import cache
 import pandas as pd
 from conftest import SHARED
 
+from pybsnsing.r.convert import strip_call  # noqa: F401  (re-exported for the tests)
+
 TREES = SHARED / "golden" / "trees"
 TABULAR = SHARED / "data" / "tabular"
 
@@ -47,19 +49,3 @@ def split(rec: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     train = data.iloc[[r - 1 for r in rec["train_rows"]]].reset_index(drop=True)
     test = data.iloc[[r - 1 for r in rec["test_rows"]]].reset_index(drop=True)
     return train, test
-
-
-def strip_call(text: str) -> str:
-    """Drop the 'Call:' line (and its continuation lines) from printed output."""
-    lines = text.split("\n")
-    out = []
-    skipping = False
-    for line in lines:
-        if line.startswith("Call:"):
-            skipping = True
-            continue
-        if skipping and line.startswith("    "):
-            continue
-        skipping = False
-        out.append(line)
-    return "\n".join(out)

@@ -59,6 +59,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..tree import splittable
+
 __all__ = [
     "CALL_PREFIX",
     "call_capturing_warnings",
@@ -411,12 +413,6 @@ def strip_call(text: str) -> str:
     return "\n".join(out)
 
 
-def _splittable(nd: Any, node_size: int, stop_prob: float) -> bool:
-    if nd.nobs <= node_size or nd.n1 == 0 or nd.n0 == 0:
-        return False
-    return max(nd.n1, nd.n0) / nd.nobs < stop_prob
-
-
 def r_node_order(nodes: Sequence[Any], node_size: int, stop_prob: float) -> list[int]:
     """Node numbers in the order R bsnsing 1.0.1 appends them to ``tree.nodes``.
 
@@ -436,7 +432,7 @@ def r_node_order(nodes: Sequence[Any], node_size: int, stop_prob: float) -> list
             continue
         for c in (int(nd.lchild), int(nd.rchild)):
             ch = by[c]
-            if ch.lchild >= 0 or _splittable(ch, node_size, stop_prob):
+            if ch.lchild >= 0 or splittable(ch, node_size, stop_prob):
                 queue.append(c)
             else:
                 order.append(c)
