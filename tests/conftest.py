@@ -1,4 +1,16 @@
-"""Shared test fixtures: where the reference material (../shared) lives."""
+"""Shared test fixtures: where the golden fixtures and the reference material live.
+
+* ``GOLDEN`` (``tests/golden``): the repository's copies of the R bsnsing 1.0.1 golden
+  fixtures (``../shared/golden``), so that a fresh clone runs every parity test;
+  ``PYBSNSING_GOLDEN`` points the tests at another folder with the same layout.
+* ``BINARY`` (``tests/data/binary``): copies of the 0/1 MurTree/DL8.5 data files the
+  tests use (part of ``../shared/data/binary``).
+* The tabular data sets come from the package's bundled copies
+  (:func:`pybsnsing.datasets.load_dataset`); see ``golden.py``.
+* ``SHARED`` (``../shared`` or ``PYBSNSING_SHARED``): the full reference material, needed
+  only by the tests that compare the bundled copies with it or use data that is not
+  bundled; the ``shared`` fixture skips them, with a reason, when it is absent.
+"""
 
 from __future__ import annotations
 
@@ -16,13 +28,20 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PYBSNSING_SHARED", REPO.parent / "shared"))
+GOLDEN = Path(os.environ.get("PYBSNSING_GOLDEN") or REPO / "tests" / "golden")
+BINARY = REPO / "tests" / "data" / "binary"
 
 
 @pytest.fixture(scope="session")
 def shared() -> Path:
-    """Path of the reference material; skips the test when it is absent."""
-    if not SHARED.is_dir():
-        pytest.skip(f"reference material not found at {SHARED} (set PYBSNSING_SHARED)")
+    """Path of the reference material (../shared); skips the test when it is absent.
+
+    Only for tests that need what the repository does not carry (the full
+    ``data/tabular`` folder that the bundled data sets are checked against).
+    """
+    if not (SHARED / "data" / "tabular").is_dir():
+        pytest.skip(f"compares the bundled data with the reference files of ../shared/data/"
+                    f"tabular, not found at {SHARED} (set PYBSNSING_SHARED)")
     return SHARED
 
 

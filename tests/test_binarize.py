@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import GOLDEN
+from golden import tabular_source
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -36,8 +38,8 @@ def _load_instance(folder: Path, k: int) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def test_binarize_random_golden(shared: Path) -> None:
-    folder = shared / "golden" / "binarize_random"
+def test_binarize_random_golden() -> None:
+    folder = GOLDEN / "binarize_random"
     with open(folder / "solutions.csv") as fh:
         sols = list(csv.DictReader(fh))
     checked = 0
@@ -58,9 +60,9 @@ def test_binarize_random_golden(shared: Path) -> None:
     assert checked == len(sols) == len(list(folder.glob("inst_*.csv")))
 
 
-def test_binarize_random_exact_cut_columns(shared: Path) -> None:
+def test_binarize_random_exact_cut_columns() -> None:
     """Question answers use the exact cut doubles; the texts print them."""
-    folder = shared / "golden" / "binarize_random"
+    folder = GOLDEN / "binarize_random"
     with open(folder / "solutions.csv") as fh:
         sols = [s for s in csv.DictReader(fh) if s["kind"] == "cuts"]
     for sol in sols:
@@ -423,15 +425,15 @@ def test_public_binarize_dataframe() -> None:
 # ---------------------------------------------------------------------------
 
 
-def _read_dataset(shared: Path, name: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+def _read_dataset(name: str) -> tuple[list[str], np.ndarray, np.ndarray]:
     """The design matrix R's formula path builds (treatment dummies), before imputation."""
-    tab = shared / "data" / "tabular"
-    man = pd.read_csv(tab / "manifest.csv")
-    cols = pd.read_csv(tab / "columns.csv", keep_default_na=False)
+    src = tabular_source(name)  # the package's bundled copy of the CSV (see golden.py)
+    man = pd.read_csv(src.manifest)
+    cols = pd.read_csv(src.columns, keep_default_na=False)
     m = man[man["name"] == name].iloc[0]
     c = cols[cols["dataset"] == name]
     fac = {r.column: r.levels.split(";") for r in c.itertuples() if r.r_class == "factor"}
-    df = pd.read_csv(tab / m["file"], dtype=str, keep_default_na=False)
+    df = pd.read_csv(src.csv, dtype=str, keep_default_na=False)
     rhs = m["formula"].split("~")[1].strip()
     preds = (
         [r.column for r in c.itertuples() if r.role == "predictor"]
@@ -495,11 +497,11 @@ def _walk(rec, names, D, labels, nodes, ylabel) -> tuple[int, int]:
     return nsplit, nq
 
 
-def test_golden_trees_membership_and_questions(shared: Path) -> None:
+def test_golden_trees_membership_and_questions() -> None:
     trees = nodes_checked = questions_checked = 0
-    for path in sorted((shared / "golden" / "trees").glob("*.json")):
+    for path in sorted((GOLDEN / "trees").glob("*.json")):
         recs = json.loads(path.read_text())
-        names, D, labels = _read_dataset(shared, recs[0]["dataset"])
+        names, D, labels = _read_dataset(recs[0]["dataset"])
         if len(set(names)) != len(names):
             continue  # duplicate design names (Q9): R evaluates rules on the first one
         for rec in recs:
@@ -580,11 +582,11 @@ def _pq(text: str):
     return parse_question(text)
 
 
-def test_golden_trees_enum_oracle_picks_r_rule(shared: Path) -> None:
+def test_golden_trees_enum_oracle_picks_r_rule() -> None:
     nodes_checked = 0
-    for path in sorted((shared / "golden" / "trees").glob("*.json")):
+    for path in sorted((GOLDEN / "trees").glob("*.json")):
         recs = json.loads(path.read_text())
-        names, D, labels = _read_dataset(shared, recs[0]["dataset"])
+        names, D, labels = _read_dataset(recs[0]["dataset"])
         if len(set(names)) != len(names):
             continue
         for rec in recs:

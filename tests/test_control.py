@@ -20,7 +20,7 @@ def test_defaults_equal_r_bscontrol():
     assert bscontrol().to_r_dict() == R_DEFAULTS
 
 
-def test_golden_control_lists_round_trip(shared):
+def test_golden_control_lists_round_trip():
     from golden import tree_records
 
     for rec in tree_records():

@@ -2,6 +2,9 @@
 
 Reference: ``shared/data/tabular`` (manifest.csv, columns.csv and the CSV files) and the
 "Reading the data exactly as the fixtures did" section of ``shared/golden/README.md``.
+The tests that compare the bundle with the reference files themselves need ``../shared``
+(fixture ``shared``, skipped without it); the others read ``../shared/data/tabular`` when
+present and otherwise the bundle's own byte-identical copies (fixture ``tabular``).
 The expected values of the reader edge cases below were produced by R 4.2.2 in the
 C.UTF-8 locale (the fixtures' R); ``test_reader_matches_r`` re-checks them against a
 local ``Rscript`` when one is installed.
@@ -23,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SHARED
 
 from pybsnsing.datasets import (
     NOT_BUNDLED,
@@ -50,25 +54,45 @@ def _bundled_names() -> list[str]:
 NAMES = _bundled_names()
 
 
-def _shared_manifest(shared: Path) -> list[dict[str, str]]:
-    with open(shared / "data/tabular/manifest.csv", newline="", encoding="utf-8") as f:
+def _read_manifest(tab: Path) -> list[dict[str, str]]:
+    with open(tab / "manifest.csv", newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 
 
-def _shared_columns(shared: Path) -> list[dict[str, str]]:
-    with open(shared / "data/tabular/columns.csv", newline="", encoding="utf-8") as f:
+def _read_columns(tab: Path) -> list[dict[str, str]]:
+    with open(tab / "columns.csv", newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 
 
-def _shared_columns_df(shared: Path) -> pd.DataFrame:
-    return pd.DataFrame(_shared_columns(shared))
+def _read_columns_df(tab: Path) -> pd.DataFrame:
+    return pd.DataFrame(_read_columns(tab))
+
+
+@pytest.fixture(scope="module")
+def tabular(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tabular data folder: ``../shared/data/tabular`` when present, else the bundle's
+    copies (manifest.csv, columns.csv and the decompressed CSVs) in a temporary folder.
+
+    For the tests whose check does not depend on where the files come from; the tests
+    that compare the bundle with the reference use ``shared`` (skipped without it).
+    """
+    ref = SHARED / "data" / "tabular"
+    if (ref / "manifest.csv").is_file():
+        return ref
+    out = tmp_path_factory.mktemp("tabular")
+    for table in ("manifest.csv", "columns.csv"):
+        (out / table).write_bytes(DATA.joinpath(table).read_bytes())
+    for name in NAMES:
+        file = dataset_info(name)["file"]
+        (out / file).write_bytes(gzip.decompress(DATA.joinpath(file + ".gz").read_bytes()))
+    return out
 
 
 # --------------------------------------------------------------------------- bundle
 
 
 def test_bundle_has_every_small_data_set(shared: Path) -> None:
-    manifest = _shared_manifest(shared)
+    manifest = _read_manifest(shared / "data/tabular")
     expected = [r["name"] for r in manifest if r["name"] not in NOT_BUNDLED]
     assert NAMES == expected
     assert len(NAMES) == 33
@@ -108,16 +132,16 @@ def _independent_read(path: Path) -> tuple[list[str], list[list[str]]]:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_load_matches_shared_csv(shared: Path, name: str) -> None:
+def test_load_matches_shared_csv(tabular: Path, name: str) -> None:
     """Every cell, NA position, dtype and level equals an independent parse of the CSV."""
     info = dataset_info(name)
-    path = shared / "data/tabular" / info["file"]
+    path = tabular / info["file"]
     df = load_dataset(name)
     header, rows = _independent_read(path)
     assert list(df.columns) == header
     assert df.shape == (len(rows), len(header)) == (info["n"], len(header))
     assert isinstance(df.index, pd.RangeIndex)
-    cols = {r["column"]: r for r in _shared_columns(shared) if r["dataset"] == name}
+    cols = {r["column"]: r for r in _read_columns(tabular) if r["dataset"] == name}
     assert set(cols) == set(header)
     for j, col in enumerate(header):
         meta = cols[col]
@@ -148,12 +172,13 @@ def test_load_matches_shared_csv(shared: Path, name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_load_equals_canonical_read_of_shared_file(shared: Path, name: str) -> None:
     info = dataset_info(name)
-    ref = read_canonical(shared / "data/tabular" / info["file"], _shared_columns_df(shared), name)
+    tab = shared / "data/tabular"
+    ref = read_canonical(tab / info["file"], _read_columns_df(tab), name)
     pd.testing.assert_frame_equal(load_dataset(name), ref, check_exact=True)
 
 
-def test_column_classes_follow_columns_csv(shared: Path) -> None:
-    for meta in _shared_columns(shared):
+def test_column_classes_follow_columns_csv(tabular: Path) -> None:
+    for meta in _read_columns(tabular):
         name = meta["dataset"]
         if name in NOT_BUNDLED:
             continue
@@ -177,9 +202,9 @@ def test_column_classes_follow_columns_csv(shared: Path) -> None:
             assert s_r.equals(s.astype("float64"))
 
 
-def test_restored_factors_differ_from_plain_read(shared: Path) -> None:
+def test_restored_factors_differ_from_plain_read(tabular: Path) -> None:
     """``must_restore_factor`` columns: a plain read gives integers or other levels."""
-    restored = [m for m in _shared_columns(shared) if m["must_restore_factor"] == "TRUE"]
+    restored = [m for m in _read_columns(tabular) if m["must_restore_factor"] == "TRUE"]
     assert {(m["dataset"], m["column"]) for m in restored} >= {
         ("titanic", "Sex"),
         ("titanic", "Age"),
@@ -190,7 +215,7 @@ def test_restored_factors_differ_from_plain_read(shared: Path) -> None:
     for m in restored:
         if m["dataset"] in NOT_BUNDLED:
             continue
-        plain = read_csv_r(shared / "data/tabular" / dataset_info(m["dataset"])["file"])
+        plain = read_csv_r(tabular / dataset_info(m["dataset"])["file"])
         s = plain[m["column"]]
         if m["plain_read_csv_class"] == "integer":
             assert pd.api.types.is_integer_dtype(s.dtype)
@@ -203,8 +228,8 @@ def test_restored_factors_differ_from_plain_read(shared: Path) -> None:
     assert list(titanic["Age"].cat.categories) == ["Child", "Adult"]
 
 
-def test_manifest_n_p_and_formula(shared: Path) -> None:
-    for row in _shared_manifest(shared):
+def test_manifest_n_p_and_formula(tabular: Path) -> None:
+    for row in _read_manifest(tabular):
         name = row["name"]
         if name in NOT_BUNDLED:
             continue
@@ -227,7 +252,7 @@ def test_manifest_n_p_and_formula(shared: Path) -> None:
             assert [t.strip() for t in rhs.split("+")] == predictors
 
 
-def test_list_datasets_content(shared: Path) -> None:
+def test_list_datasets_content(tabular: Path) -> None:
     table = list_datasets()
     assert list(table.columns) == [
         "name",
@@ -238,7 +263,7 @@ def test_list_datasets_content(shared: Path) -> None:
         "response",
         "formula",
     ]
-    manifest = {r["name"]: r for r in _shared_manifest(shared)}
+    manifest = {r["name"]: r for r in _read_manifest(tabular)}
     for rec in table.to_dict("records"):
         m = manifest[rec["name"]]
         assert rec["n"] == int(m["n"]) and rec["p"] == int(m["p"])

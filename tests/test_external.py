@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import GOLDEN
+from golden import tabular_source
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -560,7 +561,7 @@ _GOLDEN_SETS = ["kyphosis", "auto", "birthwt", "BreastCancer", "carEval", "Glass
 
 
 @pytest.mark.parametrize("dataset", _GOLDEN_SETS)
-def test_golden_default_trees(rr, shared: Path, dataset: str) -> None:
+def test_golden_default_trees(rr, dataset: str) -> None:
     """At every node of the golden default tree, native questions == R's rpart questions.
 
     R rebuilds the design matrix (canonical reader, model.matrix, median
@@ -573,14 +574,13 @@ def test_golden_default_trees(rr, shared: Path, dataset: str) -> None:
     from rpy2.robjects import numpy2ri
     from rpy2.robjects.conversion import localconverter
 
-    path = shared / "golden" / "trees" / f"{dataset}.json"
+    path = GOLDEN / "trees" / f"{dataset}.json"
     if not path.exists():
         pytest.skip(f"no golden fixture {path}")
     rec = next(r for r in json.loads(path.read_text()) if r["config"] == "default")
-    data_dir = shared / "data" / "tabular"
-    with open(data_dir / "manifest.csv", newline="") as fh:
-        file = next(r["file"] for r in csv.DictReader(fh) if r["name"] == dataset)
-    with open(data_dir / "columns.csv", newline="") as fh:
+    # the package's bundled copy of the CSV (gzip; R's read.csv reads it as is)
+    src = tabular_source(dataset)
+    with open(src.columns, newline="") as fh:
         fac = [
             r for r in csv.DictReader(fh) if r["dataset"] == dataset and r["r_class"] == "factor"
         ]
@@ -598,7 +598,7 @@ def test_golden_default_trees(rr, shared: Path, dataset: str) -> None:
         ]
     )
     out = ro.r(_GOLDEN_R)(
-        str(data_dir / file),
+        str(src.csv),
         rec["formula"],
         ro.IntVector(rec["train_rows"]),
         ro.StrVector([r["column"] for r in fac]),

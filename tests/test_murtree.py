@@ -15,11 +15,11 @@ import functools
 import json
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import BINARY
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -32,19 +32,9 @@ slow = pytest.mark.skipif(
     reason="slow comparisons with pystreed (depth 4 and 5, big multi-class): PYBSNSING_SLOW=1",
 )
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("PYBSNSING_SHARED", REPO.parent / "shared"))
-BINARY = SHARED / "data" / "binary"
-
-
-def _manifest() -> pd.DataFrame:
-    path = BINARY / "manifest.csv"
-    if not path.is_file():
-        return pd.DataFrame(columns=["name", "file", "collection", "n_classes"])
-    return pd.read_csv(path)
-
-
-MANIFEST = _manifest()
+# tests/data/binary: copies of the DL and multi-class files of ../shared/data/binary
+# (with their manifest rows), so that these tests run without the reference material
+MANIFEST = pd.read_csv(BINARY / "manifest.csv")
 DL = sorted(MANIFEST.loc[MANIFEST.collection == "DL", "name"])
 MULTICLASS = sorted(MANIFEST.loc[MANIFEST.n_classes > 2, "name"])
 MULTICLASS_FAST = [n for n in MULTICLASS if not n.startswith("Statlog")]
@@ -52,10 +42,10 @@ MULTICLASS_FAST = [n for n in MULTICLASS if not n.startswith("Statlog")]
 
 @functools.cache
 def load(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """(X 0/1 uint8, y int labels) of a reference binary data set; skips when absent."""
+    """(X 0/1 uint8, y int labels) of a binary data set of tests/data/binary."""
     row = MANIFEST.loc[MANIFEST.name == name]
-    if row.empty or not (BINARY / row.file.iloc[0]).is_file():
-        pytest.skip(f"reference data {name} not found under {BINARY} (set PYBSNSING_SHARED)")
+    if row.empty:
+        raise LookupError(f"{name} is not in {BINARY / 'manifest.csv'}")
     a = pd.read_csv(BINARY / row.file.iloc[0], sep=" ", header=None).to_numpy(dtype=np.int64)
     return np.ascontiguousarray(a[:, 1:], dtype=np.uint8), a[:, 0]
 

@@ -1,7 +1,8 @@
 """Parity with R bsnsing 1.0.1: every golden tree record reproduced node for node.
 
-Records come from ../shared/golden/trees/*.json. Binary records compare every
-node (numbers, parents, children, counts, rule texts), test predictions
+Records come from tests/golden/trees/*.json (the repository's copies of
+../shared/golden/trees). Binary records compare every node (numbers, parents,
+children, counts, rule texts), test predictions
 (probabilities to 1e-12, classes equal) and the print/summary text (apart
 from the Call line). Multi-class records compare each class tree and the
 prior-weighted predictions.
@@ -95,7 +96,7 @@ def test_multiclass_tree(rec):
     assert str(model.summary()) == rec["summary_text"]
 
 
-def test_every_record_is_parametrized(shared):
+def test_every_record_is_parametrized():
     """Nothing is filtered out: the tests above cover every record in the files.
 
     (Each record's own test asserts its parity; the terminal summary prints how

@@ -34,7 +34,7 @@ def test_json_round_trip_predicts_identically(rec, tmp_path):
     np.testing.assert_array_equal(pickled.predict(test), model.predict(test))
 
 
-def test_round_trip_keeps_nodes_and_fitted_values(shared):
+def test_round_trip_keeps_nodes_and_fitted_values():
     rec = RECORDS["kyphosis"]
     train, _ = split(rec)
     model = bsnsing(rec["formula"], train, import_external=False)

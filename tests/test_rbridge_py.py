@@ -18,15 +18,15 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import SHARED
+from conftest import GOLDEN
+from golden import tabular_source
 from pandas.testing import assert_frame_equal
 
 from pybsnsing import bscontrol, bsnsing
 from pybsnsing.datasets import list_datasets, load_dataset
 from pybsnsing.r import convert
 
-TREES = SHARED / "golden" / "trees"
-TABULAR = SHARED / "data" / "tabular"
+TREES = GOLDEN / "trees"
 
 
 def _dataset_names() -> list[str]:
@@ -62,7 +62,7 @@ def _r_eval(ro, code: str, **objects):
 def _record(dataset: str, config: str) -> dict:
     path = TREES / f"{dataset}.json"
     if not path.exists():
-        pytest.skip(f"golden fixture {path} not found (set PYBSNSING_SHARED)")
+        pytest.skip(f"golden fixture {path} not found")
     for rec in json.loads(path.read_text()):
         if rec["config"] == config:
             return rec
@@ -152,15 +152,14 @@ def test_pandas_r_roundtrip(r, name):
 @pytest.mark.parametrize("name", ["BreastCancer", "votes", "kyphosis", "titanic", "GlaucomaMVF"])
 def test_pandas_to_r_equals_r_canonical_read(r, name):
     """The converted frame is identical() to R's own canonical read of the CSV."""
-    if not (TABULAR / "columns.csv").exists():
-        pytest.skip(f"reference data not found at {TABULAR} (set PYBSNSING_SHARED)")
-    manifest = pd.read_csv(TABULAR / "manifest.csv")
-    file = manifest.loc[manifest["name"] == name, "file"].iloc[0]
+    # the package's bundled copies of the CSV (gzip; R's read.csv reads it as is) and of
+    # columns.csv, byte-identical to the reference files
+    src = tabular_source(name)
     code = f"""
     local({{
-      cols <- read.csv({json.dumps(str(TABULAR / 'columns.csv'))}, stringsAsFactors = FALSE,
+      cols <- read.csv({json.dumps(str(src.columns))}, stringsAsFactors = FALSE,
                        na.strings = character(0))
-      d <- read.csv({json.dumps(str(TABULAR / file))}, stringsAsFactors = TRUE,
+      d <- read.csv({json.dumps(str(src.csv))}, stringsAsFactors = TRUE,
                     na.strings = c("", "NA"))
       fc <- cols[cols$dataset == {json.dumps(name)} & cols$r_class == "factor", ]
       for (i in seq_len(nrow(fc)))

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from conftest import GOLDEN
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,10 +63,10 @@ def test_format_r_array_matches_scalar() -> None:
     assert format_r_array(np.array([[1.0, 2.5]])) == ["1", "2.5"]
 
 
-def test_every_fixture_number_round_trips(shared) -> None:
+def test_every_fixture_number_round_trips() -> None:
     """Every number in every golden split rule: format_r(parse(text)) == text."""
     checked = 0
-    for path in sorted((shared / "golden" / "trees").glob("*.json")):
+    for path in sorted((GOLDEN / "trees").glob("*.json")):
         for rec in json.loads(path.read_text()):
             nodes = rec.get("nodes") or [nd for c in rec["classes"] for nd in c["nodes"]]
             for nd in nodes:
@@ -79,9 +80,9 @@ def test_every_fixture_number_round_trips(shared) -> None:
     assert checked > 1000
 
 
-def test_every_binarize_fixture_number_is_15_digit_text(shared) -> None:
+def test_every_binarize_fixture_number_is_15_digit_text() -> None:
     """The cut texts of golden/binarize_random parse to numbers that print back the same."""
-    text = (shared / "golden" / "binarize_random" / "solutions.csv").read_text()
+    text = (GOLDEN / "binarize_random" / "solutions.csv").read_text()
     nums = re.findall(r"x [<>]=? (\S+?)(?=;|\")", text)
     assert len(nums) > 500
     for lit in nums:

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import GOLDEN
+from golden import tabular_source
 
 from pybsnsing.rformat import format_r
 from pybsnsing.rules import (
@@ -20,17 +22,17 @@ from pybsnsing.rules import (
 )
 
 
-def _all_rules(shared: Path) -> list[str]:
+def _all_rules(golden: Path) -> list[str]:
     rules = []
-    for path in sorted((shared / "golden" / "trees").glob("*.json")):
+    for path in sorted((golden / "trees").glob("*.json")):
         for rec in json.loads(path.read_text()):
             nodes = rec.get("nodes") or [nd for c in rec["classes"] for nd in c["nodes"]]
             rules.extend(nd["split_rule"] for nd in nodes if nd["split_rule"])
     return rules
 
 
-def test_every_golden_rule_round_trips(shared: Path) -> None:
-    rules = _all_rules(shared)
+def test_every_golden_rule_round_trips() -> None:
+    rules = _all_rules(GOLDEN)
     ops: set[str] = set()
     for text in rules:
         qs = parse_rule(text)
@@ -209,11 +211,11 @@ NUMERIC_ONLY = ["circ", "diam", "grid", "obli", "ring", "norm3p5", "pima", "Sona
 
 
 @pytest.mark.parametrize("name", NUMERIC_ONLY)
-def test_golden_children_by_rule_text(shared: Path, name: str) -> None:
+def test_golden_children_by_rule_text(name: str) -> None:
     """Every split node's children are the rows where its rule text is TRUE / not TRUE."""
-    path = shared / "golden" / "trees" / f"{name}.json"
+    path = GOLDEN / "trees" / f"{name}.json"
     recs = json.loads(path.read_text())
-    df = pd.read_csv(shared / "data" / "tabular" / f"{name}.csv", dtype=str)
+    df = pd.read_csv(tabular_source(name).csv, dtype=str)  # the bundled copy of the CSV
     rhs = recs[0]["formula"].split("~")[1].strip()
     resp = recs[0]["formula"].split("~")[0].strip()
     preds = [c for c in df.columns if c != resp] if rhs == "." else rhs.split(" + ")

@@ -22,6 +22,7 @@ import numba
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import BINARY, GOLDEN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -56,8 +57,9 @@ def _load_binary(path: str) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(a[:, 1:], dtype=np.uint8), a[:, 0]
 
 
-def _dl(shared: Path, name: str) -> tuple[np.ndarray, np.ndarray]:
-    return _load_binary(str(shared / "data" / "binary" / f"{name}.txt.gz"))
+def _dl(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A DL8.5 0/1 data set (tests/data/binary: copies of ../shared/data/binary)."""
+    return _load_binary(str(BINARY / f"{name}.txt.gz"))
 
 
 def _triple(res: SearchResult) -> tuple[tuple[int, ...], float, int]:
@@ -143,8 +145,8 @@ def test_question_groups_r_numbering():
 # golden fixtures
 
 
-def test_enum_random_fixtures(shared):
-    d = shared / "golden" / "enum_random"
+def test_enum_random_fixtures():
+    d = GOLDEN / "enum_random"
     rows = _read_csv(d / "solutions.csv")
     checked = 0
     bad = []
@@ -175,12 +177,12 @@ def test_enum_random_fixtures(shared):
     assert checked == len(rows) > 0
 
 
-def test_enum_dl_fixtures(shared):
-    rows = _read_csv(shared / "golden" / "enum_dl" / "results.csv")
+def test_enum_dl_fixtures():
+    rows = _read_csv(GOLDEN / "enum_dl" / "results.csv")
     checked = 0
     bad = []
     for r in rows:
-        X, y = _dl(shared, r["dataset"])
+        X, y = _dl(r["dataset"])
         assert X.shape == (int(r["n"]), int(r["n_features"]))
         mr = int(r["max_rules"])
         exp_cols = tuple(int(c) - 1 for c in r["cols_1based"].split())
@@ -249,10 +251,10 @@ def test_kernel_paths_agree(prob):
     ("name", "mr"),
     [("hepatitis", 4), ("vote", 4), ("soybean", 4), ("lymph", 4), ("primary-tumor", 5)],
 )
-def test_deeper_levels_on_dl_data(shared, name, mr):
+def test_deeper_levels_on_dl_data(name, mr):
     """Levels 3+ stored and a generic last level (k >= 3) against the oracle on real data
     (random matrices rarely reach deep levels with many kept candidates)."""
-    X, y = _dl(shared, name)
+    X, y = _dl(name)
     ref = _triple(enum_search(X, y, max_rules=mr, node_size=1, solver="enum_py"))
     assert _triple(enum_search(X, y, max_rules=mr, node_size=1)) == ref
     saved = (search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS)
@@ -269,13 +271,13 @@ def test_deeper_levels_on_dl_data(shared, name, mr):
 # determinism, limits, compilation
 
 
-def test_thread_count_does_not_change_results(shared):
+def test_thread_count_does_not_change_results():
     cases = [("ionosphere", 3), ("vehicle", 4), ("anneal", 4)]
     old = numba.get_num_threads()
     saved = search._PAR_MIN_SLOTS
     try:
         for name, mr in cases:
-            X, y = _dl(shared, name)
+            X, y = _dl(name)
             search._PAR_MIN_SLOTS = 1  # every chunk in parallel when threads > 1
             numba.set_num_threads(old)
             par = _triple(enum_search(X, y, max_rules=mr))
@@ -287,8 +289,8 @@ def test_thread_count_does_not_change_results(shared):
         search._PAR_MIN_SLOTS = saved
 
 
-def test_time_limit_stops_after_a_whole_level(shared):
-    X, y = _dl(shared, "anneal")
+def test_time_limit_stops_after_a_whole_level():
+    X, y = _dl("anneal")
     for solver in ("enum_c", "enum_py"):
         two = enum_search(X, y, max_rules=2, node_size=1, solver=solver)
         cut = enum_search(X, y, max_rules=3, node_size=1, time_limit=0, solver=solver)

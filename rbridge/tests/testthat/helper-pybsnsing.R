@@ -2,8 +2,12 @@
 #
 # Environment:
 #   RETICULATE_PYTHON         the Python with pybsnsing (e.g. the repo's .venv/bin/python)
-#   PYBSNSING_SHARED          the reference material (golden fixtures and data);
-#                             default: ../shared next to the repository root
+#   PYBSNSING_GOLDEN          the golden fixtures (trees/*.json); default: the
+#                             repository's tests/golden (copies of ../shared/golden),
+#                             then PYBSNSING_SHARED/golden, then ../shared/golden
+#   PYBSNSING_SHARED          the reference material; only needed when the fixtures are
+#                             not found otherwise, or for a data set that the Python
+#                             package does not bundle (its data/tabular)
 #   PYBSNSING_REQUIRE_PYTHON  if set (CI does), a missing Python engine is an error,
 #                             not a skip
 
@@ -21,15 +25,31 @@ shared_dir <- function() {
                   # rbridge/tests/testthat -> repository root -> ../shared
                   file.path(test_path(), "..", "..", "..", "..", "shared"))
   for (d in candidates) {
-    if (dir.exists(file.path(d, "golden", "trees"))) return(normalizePath(d))
+    if (dir.exists(d)) return(normalizePath(d))
   }
   NULL
 }
 
-skip_if_no_shared <- function() {
-  if (is.null(shared_dir())) {
-    skip(paste("reference material (golden fixtures) not found: set PYBSNSING_SHARED",
-               "to the shared folder, or put it at ../shared next to the repository"))
+# The folder of the golden fixtures (trees/*.json), or NULL. R CMD check runs
+# a copy of the tests elsewhere: there only the environment variables find them.
+golden_dir <- function() {
+  golden <- Sys.getenv("PYBSNSING_GOLDEN")
+  shared <- Sys.getenv("PYBSNSING_SHARED")
+  candidates <- c(if (nzchar(golden)) golden,
+                  # rbridge/tests/testthat -> repository root -> tests/golden
+                  file.path(test_path(), "..", "..", "..", "tests", "golden"),
+                  if (nzchar(shared)) file.path(shared, "golden"),
+                  file.path(test_path(), "..", "..", "..", "..", "shared", "golden"))
+  for (d in candidates) {
+    if (dir.exists(file.path(d, "trees"))) return(normalizePath(d))
+  }
+  NULL
+}
+
+skip_if_no_golden <- function() {
+  if (is.null(golden_dir())) {
+    skip(paste("golden fixtures not found: set PYBSNSING_GOLDEN to the repository's",
+               "tests/golden (or PYBSNSING_SHARED to the reference material)"))
   }
   invisible(TRUE)
 }
@@ -44,17 +64,57 @@ read_json_py <- function(path) {
 }
 
 golden_records <- function(dataset) {
-  read_json_py(file.path(shared_dir(), "golden", "trees", paste0(dataset, ".json")))
+  read_json_py(file.path(golden_dir(), "trees", paste0(dataset, ".json")))
+}
+
+# The tabular data sets: the Python package's bundled copies (manifest.csv,
+# columns.csv and <file>.gz, byte-identical gzip copies of the reference CSVs;
+# read.csv reads them as they are), else PYBSNSING_SHARED/data/tabular.
+tabular_dirs <- function() {
+  dirs <- list()
+  if (pybsnsing_available()) {
+    datasets <- reticulate::import("pybsnsing.datasets")
+    bundle <- file.path(dirname(datasets$`__file__`), "data")
+    if (file.exists(file.path(bundle, "manifest.csv"))) {
+      dirs[[length(dirs) + 1]] <- list(dir = bundle, suffix = ".gz")
+    }
+  }
+  shared <- shared_dir()
+  if (!is.null(shared) && file.exists(file.path(shared, "data", "tabular", "manifest.csv"))) {
+    dirs[[length(dirs) + 1]] <- list(dir = file.path(shared, "data", "tabular"), suffix = "")
+  }
+  dirs
+}
+
+# The manifest of the data sets at hand (first folder of tabular_dirs()).
+tabular_manifest <- function() {
+  dirs <- tabular_dirs()
+  if (length(dirs) == 0) {
+    skip(paste("no tabular data: neither the Python module pybsnsing (its bundled data",
+               "sets) nor PYBSNSING_SHARED/data/tabular is available"))
+  }
+  utils::read.csv(file.path(dirs[[1]]$dir, "manifest.csv"), stringsAsFactors = FALSE)
 }
 
 # The canonical reader of the fixtures (shared/data/README.md): read.csv, then
 # every column that columns.csv lists as a factor gets exactly its levels.
 read_canonical <- function(name) {
-  tab <- file.path(shared_dir(), "data", "tabular")
-  manifest <- utils::read.csv(file.path(tab, "manifest.csv"), stringsAsFactors = FALSE)
+  src <- NULL
+  for (d in tabular_dirs()) {
+    manifest <- utils::read.csv(file.path(d$dir, "manifest.csv"), stringsAsFactors = FALSE)
+    if (name %in% manifest$name) {
+      src <- d
+      break
+    }
+  }
+  if (is.null(src)) {
+    skip(paste("data set", name, "not found: it is not bundled with the Python module",
+               "pybsnsing and PYBSNSING_SHARED/data/tabular is not available"))
+  }
+  tab <- src$dir
   columns <- utils::read.csv(file.path(tab, "columns.csv"), stringsAsFactors = FALSE,
                              na.strings = character(0))
-  file <- manifest$file[manifest$name == name]
+  file <- paste0(manifest$file[manifest$name == name], src$suffix)
   d <- utils::read.csv(file.path(tab, file), stringsAsFactors = TRUE,
                        na.strings = c("", "NA"))
   fc <- columns[columns$dataset == name & columns$r_class == "factor", ]

@@ -10,7 +10,7 @@ test_that("bscontrol() has R bsnsing's parameters and defaults", {
   expect_identical(ctl$opt.solver, "enum_c")
   expect_identical(ctl$max.rules, 2)
   expect_output(print(ctl), "max.rules = 2 \\( 2 \\)")
-  skip_if_no_shared()
+  skip_if_no_golden()
   skip_if_no_pybsnsing()
   rec <- golden_records("kyphosis")[[1]]
   num <- function(v) if (is.numeric(v)) as.numeric(v) else v
@@ -61,7 +61,7 @@ test_that("a bsnsing object has R bsnsing's structure", {
 })
 
 test_that("tree.nodes follow R bsnsing's list order", {
-  skip_if_no_shared()
+  skip_if_no_golden()
   skip_if_no_pybsnsing()
   data <- read_canonical("kyphosis")
   rec <- golden_records("kyphosis")[[3]]   # mr1

@@ -53,10 +53,8 @@ test_that("unsupported column classes are a clear error", {
 })
 
 test_that("every bundled data set round-trips", {
-  skip_if_no_shared()
   skip_if_no_pybsnsing()
-  manifest <- utils::read.csv(file.path(shared_dir(), "data", "tabular", "manifest.csv"),
-                              stringsAsFactors = FALSE)
+  manifest <- tabular_manifest()
   small <- manifest$name[manifest$n <= 25000]
   for (name in small) {
     d <- read_canonical(name)
