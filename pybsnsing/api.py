@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from .control import BsControl, resolve_control
-from .design import Design, build_design, code_response
+from .design import Design, DesignWarning, build_design, class_priors, code_response
 from .model import BsnsingModel, MBsnsingModel
 from .tree import grow_tree
 
@@ -77,6 +78,15 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
     for k in iterator:
         y01 = (response.codes == k).astype(np.int64)
         trees.append(fit_binary(design, y01, ["all.other", levels[k]], ctrl, call, formula))
-    prior = np.bincount(response.codes, minlength=len(levels)) / len(response.codes)
+    prior, changed = class_priors(response)
+    if changed:
+        warnings.warn(
+            "class priors computed as R bsnsing 1.0.1 computes them for a numeric response "
+            f"(by position, quirk Q11): the classes {changed} get the prior "
+            f"{[float(prior[levels.index(c)]) for c in changed]} instead of their share of "
+            "the rows. Make the response a factor (pandas Categorical) for priors by class.",
+            DesignWarning,
+            stacklevel=2,
+        )
     return MBsnsingModel(trees=trees, ylevels=list(levels), yprior=prior, call=call,
                          formula=formula)

@@ -5,9 +5,12 @@ This mirrors what R bsnsing 1.0.1 does through ``model.frame`` and
 
 * treatment contrasts with an intercept, then the intercept is dropped: a
   factor ``f`` with levels a, b, c becomes the 0/1 columns ``fb`` and ``fc``
-  (unused levels included, as in R); a logical ``g`` becomes ``gTRUE``;
-  numeric columns keep their names; string columns act as factors with sorted
-  levels (as ``read.csv(stringsAsFactors = TRUE)`` would make them);
+  (unused levels included, as in R); an ordered factor gets R's polynomial
+  contrasts (``contr.poly``: columns ``o.L``, ``o.Q``, ``o.C``, ``o^4``, ...);
+  a logical ``g`` becomes ``gTRUE``;
+  numeric columns keep their names; string columns act as factors whose
+  levels are sorted as R's ``sort()`` sorts them (ICU collation, see
+  :mod:`pybsnsing.rcollate`), as ``model.matrix`` makes them;
 * missing predictor values: every design column becomes a double column (a
   missing factor value is missing in all of its dummies), and each column's
   missing values are replaced by the column's median over the training rows;
@@ -31,12 +34,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .rcollate import r_sort
+from .rcontrasts import contr_poly
 from .rnames import make_unique
 
 __all__ = [
     "Design",
     "Response",
     "build_design",
+    "class_priors",
     "code_response",
     "design_for_newdata",
     "design_from_dict",
@@ -81,7 +87,8 @@ class Design:
         names: design column names (unique).
         medians: the training median of each column (NaN where nothing was missing).
         terms: how each design column is computed from the data: a tuple
-            ``("numeric", var)``, ``("dummy", var, level)``, ``("logical", var)``
+            ``("numeric", var)``, ``("dummy", var, level)``, ``("poly", var, k)``
+            (column k of ``contr.poly``), ``("logical", var)``
             or ``("formulaic", term_index, column)`` (a term such as ``log(x)``,
             evaluated by formulaic; it must be stateless to predict new data).
         variables: the data columns the predictors use.
@@ -137,7 +144,7 @@ def _factor_levels(col: pd.Series) -> list | None:
                 f"column {col.name!r} mixes strings and other values; "
                 "convert it to a pandas Categorical or to numbers"
             )
-        return sorted(values)
+        return r_sort(values)
     return None
 
 
@@ -157,6 +164,18 @@ def _term_columns(
                 "a factor predictor needs at least two levels"
             )
         levels[var] = lv
+        if isinstance(col.dtype, pd.CategoricalDtype) and col.cat.ordered:
+            # R's model.matrix: contr.poly columns var.L, var.Q, var.C, var^4, ...
+            contrasts, suffixes = contr_poly(len(lv))
+            codes = col.cat.codes.to_numpy()
+            names, cols, terms = [], [], []
+            for k, suffix in enumerate(suffixes):
+                x = contrasts[np.maximum(codes, 0), k]
+                x[codes < 0] = np.nan
+                names.append(f"{var}{suffix}")
+                cols.append(x)
+                terms.append(("poly", var, k))
+            return names, cols, terms
         values = col.astype(object).to_numpy()
         missing = pd.isna(col).to_numpy()
         names, cols, terms = [], [], []
@@ -295,8 +314,10 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
     """The design matrix of new rows, WITHOUT imputation (R predicts that way).
 
     Missing values stay NaN (a question on NaN is FALSE). A factor value not
-    among the training levels gives NaN in all of that factor's dummies, with
-    a warning (R fails there).
+    among the training levels is 0 in all of that factor's dummies, as in R's
+    ``model.matrix`` (a warning names it); a level that R would leave without
+    a column (newdata whose levels lack a training level: R stops with "object
+    not found") still gets its 0/1 indicator here.
     """
     if not isinstance(newdata, pd.DataFrame):
         raise TypeError(f"newdata must be a pandas DataFrame, not {type(newdata).__name__}")
@@ -333,7 +354,22 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
             if bad.any():
                 unknown.setdefault(var, set()).update(values[bad].tolist())
             x = np.where(values == level, 1.0, 0.0)
-            x[miss | bad] = np.nan
+            x[miss] = np.nan  # an unseen value is 0 in every dummy, as in R
+            X[:, j] = x
+        elif kind == "poly":
+            var = term[1]
+            known = design.factor_levels[var]
+            values = newdata[var].astype(object).to_numpy()
+            miss = pd.isna(newdata[var]).to_numpy()
+            index = {lv: i for i, lv in enumerate(known)}
+            codes = np.array([index.get(v, -1) if not m else -1
+                              for v, m in zip(values, miss, strict=True)], dtype=np.int64)
+            bad = (codes < 0) & ~miss
+            if bad.any():
+                unknown.setdefault(var, set()).update(values[bad].tolist())
+            contrasts, _ = contr_poly(len(known))
+            x = contrasts[np.maximum(codes, 0), term[2]]
+            x[codes < 0] = np.nan
             X[:, j] = x
         elif kind == "logical":
             col = newdata[term[1]]
@@ -352,8 +388,9 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
     if unknown:
         listing = "; ".join(f"{k}: {sorted(map(str, v))}" for k, v in unknown.items())
         warnings.warn(
-            "factor levels not seen in training are treated as missing (their questions "
-            f"are FALSE): {listing}",
+            "factor levels not seen in training: " + listing + ". As in R bsnsing, such a "
+            "value is 0 in every dummy column of its factor (so a question 'fb==0' is TRUE "
+            "for it); in an ordered factor's polynomial columns it counts as missing",
             DesignWarning,
             stacklevel=3,
         )
@@ -381,7 +418,13 @@ def code_response(y: pd.Series) -> Response:
         levels = sorted(set(y.dropna().tolist()))
         kind = "numeric"
     elif y.dtype == object or pd.api.types.is_string_dtype(y.dtype):
-        levels = sorted(set(y.dropna().tolist()), key=str)
+        values = set(y.dropna().tolist())
+        if not all(isinstance(v, str) for v in values):
+            raise TypeError(
+                f"the response {y.name!r} mixes strings and other values; "
+                "convert it to a pandas Categorical or to numbers"
+            )
+        levels = r_sort(values)  # R: as.factor / sort() in R's collation
         kind = "factor"
     else:
         raise TypeError(f"unsupported response type {y.dtype}")
@@ -399,6 +442,50 @@ def code_response(y: pd.Series) -> Response:
     labels = y.to_numpy()
     codes = np.array([index[v] for v in labels], dtype=np.int64)
     return Response(labels=labels, levels=levels, codes=codes, kind=kind)
+
+
+def class_priors(response: Response) -> tuple[np.ndarray, list]:
+    """The class priors of a multi-class fit as R bsnsing 1.0.1 computes them.
+
+    R takes ``yprior <- prop.table(table(y))[ylevels]`` and predict looks each
+    class up by name (``yprior[as.character(level)]``, NA counting as 0). For
+    a factor or character response that is each class's share of the rows.
+    For a numeric response ``ylevels`` are numbers, so R indexes the table by
+    POSITION (quirk Q11; ``docs/r-quirks.md``): a class whose position is not
+    among the class values gets prior 0 (classes 1, 2, 3, 5 -> the class 5,
+    fourth in the table, is never selected). pybsnsing mirrors this, so it
+    predicts as R does, and returns the classes whose prior differs from
+    their share (warn about them). Where R's subscript fails (class values
+    of both signs) the shares are used.
+
+    Returns:
+        The priors in ``response.levels`` order, and the labels whose prior
+        is not their share of the rows.
+    """
+    share = np.bincount(response.codes, minlength=response.n_classes) / len(response.codes)
+    if response.kind != "numeric":
+        return share, []
+    from .rformat import format_r
+
+    # R's numeric subscript: truncated toward zero; zeros dropped; positive
+    # indices past the end give NA (named NA); all-negative ones exclude.
+    idx = [int(np.trunc(float(v))) for v in response.levels]
+    if any(i < 0 for i in idx) and any(i > 0 for i in idx):
+        return share, []  # R stops: "can't mix positive and negative subscripts"
+    n = len(share)
+    if any(i < 0 for i in idx):
+        excluded = {-i - 1 for i in idx}
+        picked = [k for k in range(n) if k not in excluded]
+    else:
+        picked = [i - 1 for i in idx if i != 0]
+    names = [format_r(float(v)) for v in response.levels]
+    by_name: dict[str, float] = {}
+    for k in picked:
+        if 0 <= k < n and names[k] not in by_name:
+            by_name[names[k]] = float(share[k])
+    prior = np.array([by_name.get(names[k], 0.0) for k in range(n)])
+    changed = [response.levels[k] for k in range(n) if prior[k] != share[k]]
+    return prior, changed
 
 
 def design_to_dict(design: Design, include_data: bool = True) -> dict:

@@ -172,6 +172,9 @@ class BsnsingModel(_ModelOutputs):
     # ----------------------------------------------------------------- basics
     @property
     def coding_scheme(self) -> str:
+        if all(isinstance(v, (bool, np.bool_)) for v in self.ycode):
+            # R's binarize.y writes this one as a fixed text
+            return "Response coding: True ==> 1   False ==> 0"
         return (f"Response coding: {_label_text(self.ycode[1])} ==> 1   "
                 f"{_label_text(self.ycode[0])} ==> 0")
 

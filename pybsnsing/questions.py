@@ -503,7 +503,8 @@ def _factor_block(
     ``table`` sorts the values numerically) and the level labels for a true factor
     (``table`` lists every level, used or not, in level order, so an unused level counts
     as a small one).  An ``eq`` question for EVERY value in order of first appearance
-    (small ones included, as 1.0.1 does: "Keep the small level bucket anyway"), then one
+    (small ones included, as 1.0.1 does: "Keep the small level bucket anyway"; values
+    that print alike share one question, see below), then one
     ``in`` question for the values with fewer than ``bin_size`` rows, if any.
     """
     n = ox.shape[0]
@@ -523,14 +524,26 @@ def _factor_block(
         labels = [levels[int(v)] for v in values]
         cnt_by_code = dict(zip(values.astype(np.int64).tolist(), counts.tolist(), strict=True))
         small = [lab for c, lab in enumerate(levels) if cnt_by_code.get(c, 0) < bin_size]
-    u = appear.astype(_I64)
-    k = u.shape[0]
+    # R assigns bx[text] <- (x == value) for each value in order of first appearance:
+    # two values that print alike (15 significant digits) share ONE column, at the first
+    # one's place, answering for the later value (the later assignment overwrites).
+    slot: dict[str, int] = {}
+    vals: list[float] = []
+    lo: list[int] = []
+    hi: list[int] = []
+    lab_of: dict[int, Any] = {}
+    for uu in appear.tolist():
+        lab = labels[uu]
+        q = slot.setdefault(lab, len(vals))
+        if q == len(vals):
+            vals.append(0.0)
+            lo.append(0)
+            hi.append(0)
+            lab_of[q] = lab
+        vals[q], lo[q], hi[q] = float(values[uu]), int(starts[uu]), int(ends[uu])
+    k = len(vals)
     kinds = [EQ] * k
-    vals = values[u].tolist()
-    lo = starts[u].tolist()
-    hi = ends[u].tolist()
     rcount = [1] * k
-    lab_of = {q: labels[int(uu)] for q, uu in enumerate(u.tolist())}
     if small:
         small_set = set(small)
         runs = [v for v in range(len(values)) if labels[v] in small_set]
