@@ -7,6 +7,8 @@ The public names:
 * :func:`binarize`, :func:`binarize_numeric`, :func:`bslearn` — R's building blocks;
 * :class:`BsnsingModel`, :class:`MBsnsingModel` — fitted models; :func:`load_model`;
 * :func:`roc_auc` — R's ``ROC_func``;
+* :func:`read_csv` — R's ``read.csv`` value for value (column classes, factor levels,
+  doubles bit for bit);
 * :func:`murtree`, :func:`murtree_fit` — MurTree optimal trees (:mod:`pybsnsing.optimal`);
 * :class:`BsnsingClassifier` — the scikit-learn estimator (:mod:`pybsnsing.sklearn`);
 * :func:`warmup` — compile or load every numba kernel ahead of the first fit.
@@ -32,6 +34,7 @@ _LAZY = {
     "murtree_fit": ("pybsnsing.optimal", "murtree_fit"),
     "BsnsingClassifier": ("pybsnsing.sklearn", "BsnsingClassifier"),
     "roc_auc": ("pybsnsing.export.roc", "roc_auc"),
+    "read_csv": ("pybsnsing.datasets._reader", "read_csv"),
     "warmup": ("pybsnsing._warmup", "warmup"),
 }
 
@@ -48,6 +51,7 @@ __all__ = [
     "load_model",
     "murtree",
     "murtree_fit",
+    "read_csv",
     "roc_auc",
     "warmup",
 ]

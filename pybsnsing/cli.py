@@ -55,11 +55,11 @@ def _control_kwargs(args: argparse.Namespace) -> dict:
 
 def read_table(path: str) -> pd.DataFrame:
     """Read a CSV as R's ``read.csv(stringsAsFactors = TRUE, na.strings = c("", "NA"))``
-    would (see :func:`pybsnsing.datasets.read_csv_r`): strings become factors,
-    empty fields and ``NA`` are missing, and numbers are parsed exactly."""
-    from .datasets import read_csv_r
+    would (see :func:`pybsnsing.read_csv`): strings become factors, empty fields
+    and ``NA`` are missing, and numbers are R's values bit for bit."""
+    from .datasets._reader import read_csv
 
-    return read_csv_r(path)
+    return read_csv(path)
 
 
 def _cmd_fit(args: argparse.Namespace) -> int:

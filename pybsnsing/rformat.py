@@ -15,6 +15,11 @@ bsnsing writes every cut value into a question text with ``paste``, i.e. with
   80-bit ``long double``, then rounded to double).  This is *not* always the
   correctly rounded double that Python's :func:`float` gives; the two differ by
   one ulp for a small share of 15-digit strings.
+* :func:`r_strtod` (and :func:`r_strtoc`) is the same routine as ``type.convert``,
+  hence ``read.csv``, calls it on a whole field: R's syntax (``1e``, ``Inf``,
+  ``NaN``, R's own reading of hexadecimal numbers, white space) and R's value,
+  bit for bit, in every branch of ``R_strtod5`` (huge and tiny exponents,
+  denormals, overflow); see :func:`pybsnsing.read_csv`.
 
 R computes the number of significant digits (``scientific()`` in
 ``src/main/format.c``) by scaling in ``long double`` and rounding with
@@ -28,13 +33,26 @@ agree.
 
 from __future__ import annotations
 
+import functools
 import math
+import re
+import struct
+import warnings
 from collections.abc import Iterable
 from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["format_r", "format_r_array", "r_atof"]
+__all__ = [
+    "NA_REAL",
+    "R_BLANK",
+    "format_r",
+    "format_r_array",
+    "is_r_blank",
+    "r_atof",
+    "r_strtoc",
+    "r_strtod",
+]
 
 #: R's ``R_print.digits`` inside ``as.character`` (``DBL_DIG``).
 _DIGITS = 15
@@ -44,54 +62,43 @@ _KP_MAX = 27
 _TBL = [Fraction(float(f"1e{k}")) for k in range(_KP_MAX + 1)]
 _TEN14 = 10**14
 _DBL_MAX = Fraction(1.7976931348623157e308)
-_TWO64 = 1 << 64
 #: Largest k for which the double literal 1ek is exactly 10**k.
 _EXACT_TBL_MAX = 22
+#: "no smallest quantum" for _round_q
+_NO_QMIN = -(1 << 62)
+
+
+def _round_q(num: int, den: int, bits: int, qmin: int) -> tuple[int, int]:
+    """``num/den > 0`` rounded to ``bits`` significant bits, but to no finer quantum than
+    ``2**qmin`` (denormals), ties to even: ``(m, q)`` with value ``m * 2**q``."""
+    e = num.bit_length() - den.bit_length()
+    if (num < (den << e)) if e >= 0 else ((num << -e) < den):
+        e -= 1  # now 2**e <= num/den < 2**(e + 1)
+    q = e - bits + 1
+    if q < qmin:
+        q = qmin
+    if q >= 0:
+        den <<= q
+    else:
+        num <<= -q
+    m, r = divmod(num, den)
+    r2 = r << 1
+    if r2 > den or (r2 == den and m & 1):
+        m += 1
+    return m, q
 
 
 def _round_bits(q: Fraction, bits: int = 64) -> Fraction:
-    """Round ``q`` to ``bits`` significant bits, ties to even (x87 long double)."""
+    """Round ``q`` to ``bits`` significant bits, ties to even (x87 long double without
+    its exponent limits; :func:`_ld` has them)."""
     if q == 0:
         return q
     neg = q < 0
     if neg:
         q = -q
-    n, d = q.numerator, q.denominator
-    e = n.bit_length() - d.bit_length()
-    # make 2**e <= q < 2**(e + 1)
-    if (n << max(0, -e)) < (d << max(0, e)):
-        e -= 1
-    shift = bits - 1 - e
-    m = round(Fraction(n << shift, d) if shift >= 0 else Fraction(n, d << -shift))
-    out = Fraction(m, 1 << shift) if shift >= 0 else Fraction(m << -shift)
+    m, e = _round_q(q.numerator, q.denominator, bits, _NO_QMIN)
+    out = Fraction(m << e) if e >= 0 else Fraction(m, 1 << -e)
     return -out if neg else out
-
-
-def _round_ratio(num: int, den: int, bits: int) -> tuple[int, int]:
-    """``num/den > 0`` rounded to ``bits`` significant bits, ties to even: ``(m, e)``, m*2**e."""
-    e = num.bit_length() - den.bit_length()
-    if (num << max(0, -e)) < (den << max(0, e)):
-        e -= 1
-    shift = bits - 1 - e
-    if shift >= 0:
-        q, r = divmod(num << shift, den)
-    else:
-        q, r = divmod(num, den << -shift)
-    if 2 * r > den or (2 * r == den and q & 1):
-        q += 1
-    return q, -shift
-
-
-def _round_int(m: int, e: int, bits: int) -> tuple[int, int]:
-    """``m * 2**e`` (m > 0) rounded to ``bits`` significant bits, ties to even."""
-    drop = m.bit_length() - bits
-    if drop <= 0:
-        return m, e
-    q, r = divmod(m, 1 << drop)
-    half = 1 << (drop - 1)
-    if r > half or (r == half and q & 1):
-        q += 1
-    return q, e + drop
 
 
 def _scientific_exact(r: float) -> tuple[int, int, bool]:
@@ -208,29 +215,433 @@ def format_r_array(values: Iterable[float] | np.ndarray) -> list[str]:
 
 
 # ---------------------------------------------------------------------------
-# parsing: R_strtod5(str, NULL, '.', FALSE, FALSE) as used by R's parser
+# parsing: R_strtod5 (src/main/util.c of R 4.2.2)
 # ---------------------------------------------------------------------------
+#
+# R_strtod5(str, endptr, dec, NA, exact) is R's one decimal-to-double routine.
+# R's parser calls it through R_atof (exact = FALSE); type.convert, hence
+# read.csv, calls it with exact = FALSE as well under its default
+# numerals = "allow.loss" (exact = NA for "warn.loss", TRUE for "no.loss").
+# It accumulates the digits in x87 80-bit long double (ans = 10*ans + digit:
+# two roundings per digit once ans passes 2**64), scales by a power of ten
+# built by repeated squaring in long double and rounds the result to double
+# -- no branch calls the C library's strtod.  The functions below redo that
+# arithmetic exactly with integers / fractions (64-bit significand, the x87
+# exponent range with denormals, overflow to infinity), so the results do not
+# depend on the platform's long double; plain decimal strings whose digits
+# stay below 2**64 take a short integer path.
+
+#: x87 extended: 64-bit significand; smallest denormal 2**-16445; 2**16384 overflows.
+_LD_BITS = 64
+_LD_QMIN = -16445
+_LD_EMAX = 16384
+#: double: 53-bit significand; smallest denormal 2**-1074.
+_DBL_QMIN = -1074
+#: DBL_MAX = (2**53 - 1) * 2**971
+_DBL_MAX_M = (1 << 53) - 1
+#: ``MAX_EXPONENT_PREFIX`` of R_strtod5: an exponent's digits stop counting here.
+_MAX_EXPONENT_PREFIX = 9999
+#: C ``isspace`` (white space R_strtod skips before a number).
+_C_SPACE = " \t\n\v\f\r"
+#: ``iswspace`` of glibc in a UTF-8 locale: what ``isBlankString`` accepts after a
+#: number (and as a blank field).  Found with R 4.2.2 in C.UTF-8 by trying every
+#: code point after "1" in ``type.convert``.
+R_BLANK = (
+    " \t\n\v\f\r\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2008\u2009\u200a\u2028\u2029\u205f\u3000"
+)
+_BLANK_SET = frozenset(R_BLANK)
+_DIGITS_SET = frozenset("0123456789")
+_HEX_VALUE = {c: int(c, 16) for c in "0123456789abcdefABCDEF"}
+#: the value R_strtod5 gives a (backed out) non-number and "NA": NA_real_
+NA_REAL: float = struct.unpack("<d", struct.pack("<Q", 0x7FF00000000007A2))[0]
+
+_LD = Fraction | float  # a long double value; float only for inf and nan
 
 
-def _ld_pow10_fac(n: int) -> Fraction:
-    """``fac`` of R_strtod: 10**n by repeated squaring in long double."""
-    p10 = Fraction(10)
-    fac = Fraction(1)
+def _ld(q: Fraction) -> _LD:
+    """``q >= 0`` rounded to x87 extended precision (denormals; overflow to ``inf``)."""
+    if q == 0:
+        return Fraction(0)
+    m, e = _round_q(q.numerator, q.denominator, _LD_BITS, _LD_QMIN)
+    if m == 0:
+        return Fraction(0)
+    if m.bit_length() + e > _LD_EMAX:
+        return math.inf
+    return Fraction(m << e) if e >= 0 else Fraction(m, 1 << -e)
+
+
+def _is_nan(a: _LD) -> bool:
+    return isinstance(a, float) and math.isnan(a)
+
+
+def _ld_mul(a: _LD, b: _LD) -> _LD:
+    """``a * b`` in long double (``a, b >= 0``)."""
+    if isinstance(a, float) or isinstance(b, float):
+        if _is_nan(a) or _is_nan(b) or a == 0 or b == 0:
+            return math.nan  # inf * 0
+        return math.inf
+    return _ld(a * b)
+
+
+def _ld_div(a: _LD, b: _LD) -> _LD:
+    """``a / b`` in long double (``a, b >= 0``)."""
+    if isinstance(a, float) or isinstance(b, float):
+        if _is_nan(a) or _is_nan(b) or (isinstance(a, float) and isinstance(b, float)):
+            return math.nan  # inf / inf
+        return Fraction(0) if isinstance(b, float) else math.inf
+    if b == 0:
+        return math.nan if a == 0 else math.inf
+    return _ld(a / b)
+
+
+def _ld_add(a: _LD, d: int) -> _LD:
+    """``a + d`` in long double (``a >= 0``, ``d`` a digit value)."""
+    return a if isinstance(a, float) else _ld(a + d)
+
+
+def _ld_to_double(a: _LD) -> float:
+    """``(double) a`` for ``a >= 0``: correctly rounded, denormals, overflow to ``inf``."""
+    if isinstance(a, float):
+        return a
+    if a == 0:
+        return 0.0
+    m, e = _round_q(a.numerator, a.denominator, 53, _DBL_QMIN)
+    if m.bit_length() + e > 1024:
+        return math.inf
+    return math.ldexp(m, e)
+
+
+@functools.lru_cache(maxsize=2048)
+def _ld_pow10_fac(n: int) -> _LD:
+    """``fac`` of R_strtod5 for ``expn = +-n`` (``-307 <= expn``): ``10**n`` by repeated
+    squaring in long double (``fac *= p10; p10 *= p10``; exact up to ``n = 27``)."""
+    p10: _LD = Fraction(10)
+    fac: _LD = Fraction(1)
     while n:
         if n & 1:
-            fac = _round_bits(fac * p10)
+            fac = _ld_mul(fac, p10)
         n >>= 1
-        p10 = _round_bits(p10 * p10)
+        p10 = _ld_mul(p10, p10)
     return fac
+
+
+@functools.lru_cache(maxsize=512)
+def _ld_pow10_inv_fac(n: int) -> _LD:
+    """``fac`` of R_strtod5's underflow branch (``expn < -307``): ``fac /= p10``."""
+    p10: _LD = Fraction(10)
+    fac: _LD = Fraction(1)
+    while n:
+        if n & 1:
+            fac = _ld_div(fac, p10)
+        n >>= 1
+        p10 = _ld_mul(p10, p10)
+    return fac
+
+
+def _ld_pow2_fac(n: int) -> _LD:
+    """``fac`` of R_strtod5's hexadecimal branch: the squares ``p2`` are *doubles*
+    (``2**1024`` overflows to ``inf``), multiplied into a long double ``fac``."""
+    p2 = 2.0
+    fac: _LD = Fraction(1)
+    while n:
+        if n & 1:
+            fac = _ld_mul(fac, p2 if math.isinf(p2) else Fraction(p2))
+        n >>= 1
+        p2 = p2 * p2
+    return fac
+
+
+def _exp_digits(text: str) -> int:
+    """The exponent value R_strtod5 reads from its digits (``MAX_EXPONENT_PREFIX``)."""
+    n = 0
+    for ch in text:
+        if n < _MAX_EXPONENT_PREFIX:
+            n = n * 10 + ord(ch) - 48
+    return n
+
+
+def _ld_then_double(num: int, den: int) -> float:
+    """R's ``(double) ans`` after ``ans = num/den`` rounded once to long double, with
+    R_strtod5's explicit overflow (``ans > DBL_MAX`` -> ``Inf``).  ``num/den`` must lie
+    well inside the long double range (no long double denormal or overflow)."""
+    m, e = _round_q(num, den, _LD_BITS, _LD_QMIN)
+    nb = m.bit_length()
+    top = nb - 1 + e  # 2**top <= ans < 2**(top + 1)
+    if top >= 1023 and (top > 1023 or m > (_DBL_MAX_M << (nb - 53))):
+        return math.inf
+    drop = nb - 53 if top >= -1022 else _DBL_QMIN - e  # double denormals: coarser
+    if drop > 0:  # round the long double significand to double, ties to even
+        m2 = m >> drop
+        r = m & ((1 << drop) - 1)
+        half = 1 << (drop - 1)
+        if r > half or (r == half and m2 & 1):
+            m2 += 1
+        return math.ldexp(m2, e + drop)
+    return math.ldexp(m, e)
+
+
+_POW10 = [10**k for k in range(28)]
+_ACC_EXACT = 1 << 64
+
+
+def _exceeds_2p53(digits: str) -> bool:
+    """The accumulated digits exceed ``2**53 - 1`` (R_strtod5's ``exact`` test)."""
+    sig = digits.lstrip("0")
+    return len(sig) > 16 or (sig != "" and int(sig) > (1 << 53) - 1)
+
+
+def _strtod_decimal(digits: str, expn: int) -> float:
+    """R_strtod5's decimal branch, without the sign: every mantissa digit (leading and
+    trailing zeros included, they count in ``ndigits``) and the decimal exponent
+    (``expn`` = exponent read minus the number of digits after the point)."""
+    sig = digits.lstrip("0")
+    if not sig:
+        return 0.0  # 0 times any scale factor (R: "allow big exponents on 0")
+    if len(sig) > 20:  # beyond 2**64 (and beyond Python's int() digit limit)
+        return _strtod_decimal_exact(digits, expn)
+    mant = int(sig)
+    if mant < _ACC_EXACT:
+        # the digits accumulate exactly; expn + ndigits >= -300 always holds here
+        if 0 <= expn <= 27:
+            return _ld_then_double(mant * _POW10[expn], 1)
+        if -27 <= expn < 0:
+            return _ld_then_double(mant, _POW10[-expn])
+        if -307 <= expn < 0 and expn + len(digits) >= -300:
+            fac = _ld_pow10_fac(-expn)
+            assert isinstance(fac, Fraction)
+            return _ld_then_double(mant * fac.denominator, fac.numerator)
+        if 0 < expn <= 400:
+            fac = _ld_pow10_fac(expn)
+            assert isinstance(fac, Fraction)
+            return _ld_then_double(mant * fac.numerator, fac.denominator)
+    return _strtod_decimal_exact(digits, expn)
+
+
+def _strtod_decimal_exact(digits: str, expn: int) -> float:
+    """:func:`_strtod_decimal` step by step in emulated long double: every branch."""
+    ndigits = len(digits)
+    acc, i = 0, 0
+    while i < ndigits:  # exact while below 2**64
+        nxt = acc * 10 + ord(digits[i]) - 48
+        if nxt >= _ACC_EXACT:
+            break
+        acc, i = nxt, i + 1
+    ans: _LD = Fraction(acc)
+    ten = Fraction(10)
+    for ch in digits[i:]:  # ans = 10*ans + digit: two roundings
+        ans = _ld_add(_ld_mul(ans, ten), ord(ch) - 48)
+    # avoid unnecessary underflow for large negative exponents
+    if expn + ndigits < -300:
+        for _ in range(ndigits):
+            ans = _ld_div(ans, ten)
+        expn += ndigits
+    if expn < -307:  # use underflow, not overflow
+        ans = _ld_mul(ans, _ld_pow10_inv_fac(-expn))
+    elif expn < 0:
+        ans = _ld_div(ans, _ld_pow10_fac(-expn))
+    elif ans != 0:
+        ans = _ld_mul(ans, _ld_pow10_fac(expn))
+    if not isinstance(ans, float) and ans > _DBL_MAX:
+        return math.inf  # explicit overflow to infinity
+    return _ld_to_double(ans)
+
+
+def _strtod_scan(
+    s: str, start: int = 0, *, dec: str = ".", na: bool = False, exact: bool | None = False
+) -> tuple[float, int]:
+    """``R_strtod5(s + start, &end, dec, NA, exact)``, a line-by-line port: returns the
+    value and the index just after the number (``start`` when nothing was read,
+    i.e. R "backs out"; the value is then ``NA_real_``).  ``exact=None`` stands for
+    ``NA_LOGICAL`` (warn, do not refuse)."""
+    n = len(s)
+    p = start
+    while p < n and s[p] in _C_SPACE:
+        p += 1
+    if na and s.startswith("NA", p):
+        return NA_REAL, p + 2
+    sign = 1.0
+    if p < n and s[p] in "+-":
+        sign = -1.0 if s[p] == "-" else 1.0
+        p += 1
+    word = s[p : p + 8].lower()
+    if word.startswith("nan"):
+        return sign * math.nan, p + 3
+    if word == "infinity":
+        return sign * math.inf, p + 8
+    if word.startswith("inf"):
+        return sign * math.inf, p + 3
+
+    if n - p > 2 and s[p] == "0" and s[p + 1] in "xX":  # hexadecimal
+        exph = -1
+        ans: _LD = Fraction(0)
+        sixteen = Fraction(16)
+        p += 2
+        while p < n:
+            c = s[p]
+            if c in _HEX_VALUE:
+                ans = _ld_add(_ld_mul(ans, sixteen), _HEX_VALUE[c])
+            elif c == dec:
+                exph = 0  # (a second point restarts the count, as in R)
+                p += 1
+                continue
+            else:
+                break
+            if exph >= 0:
+                exph += 4
+            p += 1
+        if exact is not False and ans > (1 << 53) - 1:
+            if exact is None:
+                warnings.warn(f'accuracy loss in conversion from "{s}" to numeric', stacklevel=2)
+            else:
+                return NA_REAL, start
+        if p < n and s[p] in "pP":
+            p += 1
+            expsign = 1
+            if p < n and s[p] in "+-":
+                expsign = -1 if s[p] == "-" else 1
+                p += 1
+            q = p
+            while p < n and s[p] in _DIGITS_SET:
+                p += 1
+            if ans != 0:
+                expn = expsign * _exp_digits(s[q:p])
+                if exph > 0:
+                    if expn - exph < -122:
+                        ans = _ld_div(ans, _ld_pow2_fac(exph))
+                    else:
+                        expn -= exph
+                if expn < 0:
+                    ans = _ld_div(ans, _ld_pow2_fac(-expn))
+                else:
+                    ans = _ld_mul(ans, _ld_pow2_fac(expn))
+        # no 'p': the digits after the point are NOT scaled (R's code only scales there)
+        return sign * _ld_to_double(ans), p
+
+    q = p
+    while p < n and s[p] in _DIGITS_SET:
+        p += 1
+    digits = s[q:p]
+    expn = 0
+    if p < n and s[p] == dec:
+        p += 1
+        q = p
+        while p < n and s[p] in _DIGITS_SET:
+            p += 1
+        digits += s[q:p]
+        expn = q - p
+    if not digits:
+        return NA_REAL, start
+    if exact is not False and _exceeds_2p53(digits):
+        if exact is None:
+            warnings.warn(f'accuracy loss in conversion from "{s}" to numeric', stacklevel=2)
+        else:
+            return NA_REAL, start
+    if p < n and s[p] in "eE":
+        p += 1
+        expsign = 1
+        if p < n and s[p] in "+-":
+            expsign = -1 if s[p] == "-" else 1
+            p += 1
+        q = p
+        while p < n and s[p] in _DIGITS_SET:
+            p += 1
+        expn += expsign * _exp_digits(s[q:p])
+    return sign * _strtod_decimal(digits, expn), p
+
+
+def is_r_blank(text: str) -> bool:
+    """R's ``isBlankString`` in a UTF-8 locale: every character ``iswspace``."""
+    return all(c in _BLANK_SET for c in text)
+
+
+_BLANK_CLASS = "[" + R_BLANK.replace("\n", "\\n").replace("\t", "\\t") + "]"
+#: A plain decimal field as type.convert reads it: C white space, sign, digits with
+#: an optional point (at least one digit, checked by the caller), an exponent whose
+#: digits may be missing ("1e", "1e+"), trailing iswspace white space.
+_DECIMAL_RE = re.compile(
+    r"[ \t\n\v\f\r]*([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?)([0-9]*))?" + _BLANK_CLASS + "*"
+)
+
+
+def r_strtod(text: str, *, exact: bool | None = False, na: bool = False) -> float:
+    """Convert a whole field to double exactly as R 4.2.2's ``type.convert`` does.
+
+    That is ``R_strtod5(text, &end, '.', FALSE, exact)`` followed by the check that
+    only white space follows the number (``isBlankString``).  Accepted: leading C
+    white space, a sign, decimal numbers (``1``, ``1.``, ``.5``, ``1e5``, ``1e``,
+    ``1e+``), ``NaN``, ``Inf`` and ``infinity`` (any case) and R's own reading of
+    ``0x`` hexadecimal numbers.  Anything else raises :class:`ValueError`.
+
+    The value is R's, bit for bit: the digits are accumulated and scaled in x87
+    80-bit long double, then rounded to double (see the comment above
+    :func:`_strtod_decimal`), which differs from Python's correctly rounded
+    :func:`float` for some strings, e.g. ``"2.83596401280207"``.
+
+    ``exact`` mirrors ``type.convert(numerals = )``: ``False`` (R's default
+    ``"allow.loss"``), ``None`` (``"warn.loss"``: warn when the digits exceed
+    ``2**53 - 1``) or ``True`` (``"no.loss"``: refuse such strings).  ``na=True``
+    is R_strtod5's ``NA`` argument (type.convert's screening pass): ``"NA"`` then
+    reads as :data:`NA_REAL` and every other text starting with ``NA`` (such as
+    ``"NAN"``, a NaN otherwise) is refused.
+    """
+    if na:
+        rest = text.lstrip(_C_SPACE)
+        if rest.startswith("NA"):
+            if is_r_blank(rest[2:]):
+                return NA_REAL
+            raise ValueError(f"not a number for R's type.convert: {text!r}")
+    m = _DECIMAL_RE.fullmatch(text)
+    if m is not None:
+        sign, ipart, fpart, esign, edigits = m.groups()
+        fpart = fpart or ""
+        digits = ipart + fpart
+        if digits and (exact is False or not _exceeds_2p53(digits)):
+            expn = -len(fpart)
+            if edigits:
+                expn += -_exp_digits(edigits) if esign == "-" else _exp_digits(edigits)
+            v = _strtod_decimal(digits, expn)
+            return -v if sign == "-" else v
+    v, end = _strtod_scan(text, exact=exact)
+    if end == 0 or not is_r_blank(text[end:]):
+        raise ValueError(f"not a number for R's type.convert: {text!r}")
+    return v
+
+
+def r_strtoc(text: str, *, na: bool = False) -> complex:
+    """Convert a whole field to complex as R 4.2.2's ``type.convert`` does (``strtoc``
+    of ``src/library/utils/src/io.c``): ``x``, ``xi``, ``x+yi`` or ``x-yi`` with
+    :func:`r_strtod` numbers (``Inf``, ``NaN``, hexadecimal too), white space before
+    each number and after the whole; ``ValueError`` otherwise (``"1 2"``, ``"1+2"``).
+    """
+    x, end = _strtod_scan(text, na=na)
+    n = len(text)
+    if is_r_blank(text[end:]):
+        if end == 0:
+            raise ValueError(f"not a complex number for R's type.convert: {text!r}")
+        return complex(x, 0.0)
+    if text[end] == "i":
+        if end == 0:
+            raise ValueError(f"not a complex number for R's type.convert: {text!r}")
+        z, end = complex(0.0, x), end + 1
+    else:
+        y, end2 = _strtod_scan(text, end, na=na)
+        if end2 >= n or text[end2] != "i":  # R backs out (endp = nptr)
+            raise ValueError(f"not a complex number for R's type.convert: {text!r}")
+        z, end = complex(x, y), end2 + 1
+    if not is_r_blank(text[end:]):
+        raise ValueError(f"not a complex number for R's type.convert: {text!r}")
+    return z
 
 
 def r_atof(text: str) -> float:
     """Parse a decimal numeric literal as R's parser does (``R_atof``).
 
     Handles ``[+-]digits[.digits][(e|E)[+-]digits]`` plus ``Inf``/``NaN``;
-    anything else raises :class:`ValueError`.  The significand is accumulated
-    and scaled in 80-bit extended precision and then rounded to double, which
-    can differ from Python's correctly rounded :func:`float` by one ulp.
+    anything else raises :class:`ValueError`.  The value is R_strtod5's (shared
+    with :func:`r_strtod`): the significand is accumulated and scaled in 80-bit
+    extended precision and then rounded to double, which can differ from Python's
+    correctly rounded :func:`float` by one ulp.
     """
     s = text.strip()
     sign = 1
@@ -245,7 +656,7 @@ def r_atof(text: str) -> float:
     mant, sep, exp_part = s.replace("E", "e").partition("e")
     ipart, dot, fpart = mant.partition(".")
     digits = ipart + fpart
-    if not digits or not digits.isdigit() or (sep and not exp_part):
+    if not digits or not digits.isascii() or not digits.isdigit() or (sep and not exp_part):
         raise ValueError(f"not a numeric literal: {text!r}")
     expn = -len(fpart)
     if sep:
@@ -254,32 +665,8 @@ def r_atof(text: str) -> float:
         if es[:1] in "+-":
             esign = -1 if es[0] == "-" else 1
             es = es[1:]
-        if not es.isdigit():
+        if not es or not es.isascii() or not es.isdigit():
             raise ValueError(f"not a numeric literal: {text!r}")
-        expn += esign * min(int(es), 9999)
-    mant_int = int(digits)
-    if mant_int == 0:
-        return sign * 0.0
-    if mant_int < _TWO64 and -_KP_MAX <= expn <= _KP_MAX:
-        # common case: the digits accumulate exactly in long double and 10**|expn|
-        # is exact, so R's value is ONE rounding to 64 bits, then one to 53 bits.
-        if expn >= 0:
-            m, e = _round_ratio(mant_int * 10**expn, 1, 64)
-        else:
-            m, e = _round_ratio(mant_int, 10**-expn, 64)
-        m, e = _round_int(m, e, 53)
-        return sign * math.ldexp(m, e)
-    ans = Fraction(0)
-    for ch in digits:
-        ans = _round_bits(ans * 10 + int(ch))
-    ndigits = len(digits)
-    if expn + ndigits < -300 or expn < -307 or expn > 308:
-        # extreme exponents: R's special branches; take the correctly rounded value
-        return sign * float(f"{digits}e{expn}")
-    if expn < 0:
-        ans = _round_bits(ans / _ld_pow10_fac(-expn))
-    elif expn > 0:
-        ans = _round_bits(ans * _ld_pow10_fac(expn))
-    if ans > _DBL_MAX:  # R: explicit overflow to infinity
-        return sign * math.inf
-    return sign * float(_round_bits(ans, 53))
+        expn += esign * _exp_digits(es)
+    v = _strtod_decimal(digits, expn)
+    return -v if sign < 0 else v

@@ -6,14 +6,17 @@ Every golden fixture of the R cross-check was fitted on data read by
 2. turning each column that ``columns.csv`` lists with ``r_class == "factor"`` into a
    factor with exactly the listed levels, in that order.
 
-:func:`read_canonical` reproduces both steps in pandas, following the rules of R 4.2's
-``read.table`` / ``type.convert`` (``src/main/scan.c``, ``R_strtod``, ``Strtoi``):
+:func:`read_canonical` reproduces both steps in pandas; step 1 is :func:`read_csv`
+(public as :func:`pybsnsing.read_csv`), which follows the rules of R 4.2's
+``read.table`` / ``type.convert`` (``src/library/utils/src/io.c``, ``R_strtod5``,
+``Strtoi``):
 
 * The header goes through ``make.names(unique = TRUE)`` (``check.names = TRUE``).
-* Empty fields, ``NA`` and missing trailing fields are missing values (``NA``).
-* Each column gets the first type of *logical*, *integer*, *double*, *factor* that all
-  its non-missing values parse as; blank (white-space only) values count as missing for
-  the first three.
+* Empty fields, ``NA`` and missing trailing fields are missing values (``NA``)
+  (``na_strings`` of :func:`read_csv`).
+* Each column gets the first type of *logical*, *integer*, *double*, *complex*, *factor*
+  that all its non-missing values parse as; blank (``iswspace`` white space only) values
+  count as missing for the first four.
 
   - logical: only ``T``, ``F``, ``TRUE`` and ``FALSE`` (R 4.2's ``type.convert`` reads
     ``true``/``True`` as text) -> ``bool`` (``"boolean"`` when NA occurs). A column with
@@ -23,15 +26,21 @@ Every golden fixture of the R cross-check was fitted on data read by
     -> ``int64`` (nullable ``"Int64"`` when NA occurs). Quoted numbers are numbers too,
     as in R: ``"1"`` reads as the integer 1.
   - double: R's decimal syntax (at least one mantissa digit, optional exponent, whose
-    digits may be absent as in ``1e``), ``NaN``, ``Inf``, ``infinity`` (any case) or a
-    C99 hexadecimal literal, with optional white space on both sides -> ``float64``.
-    Decimal strings are converted with Python's correctly rounded :class:`float`, not
-    with pandas' fast (not always correctly rounded) parser. The reference CSVs were
-    written so that R's parser and a correctly rounded one agree on every cell.
+    digits may be absent as in ``1e``), ``NaN``, ``Inf``, ``infinity`` (any case) or R's
+    reading of ``0x`` hexadecimal numbers, with optional white space on both sides (C
+    white space before, ``iswspace`` white space after) -> ``float64``. The values are
+    R's bit for bit: :func:`pybsnsing.rformat.r_strtod` redoes ``R_strtod``'s x87
+    long double arithmetic, which is not always the correctly rounded value of
+    Python's :class:`float` (e.g. ``"2.83596401280207"``).
+  - complex (``1+2i``, ``3i``) -> ``complex128``.
+  - The first non-missing value, and the first value that fails the integer and the
+    double pass, are screened with ``Strtod(NA = TRUE)``, where only ``NA`` itself may
+    start with ``NA``: ``NAN`` reads as ``NaN`` except in those places, where it makes
+    the column text, as in R.
   - otherwise a factor -> pandas ``Categorical`` whose categories are the distinct
     values in R's ``sort()`` order. That is *not* code point order: the fixtures' R
     (4.2.2, ``C.UTF-8`` locale, built with ICU) collates with ICU's root collator
-    (``_x < a < A < B``; see :mod:`pybsnsing.datasets._collate`). Pass
+    (``_x < a < A < B``; see :mod:`pybsnsing.rcollate`). Pass
     ``collation="codepoint"`` for R in the ``C`` locale. Unquoted character fields keep
     their white space (``strip.white = FALSE``).
 
@@ -44,35 +53,39 @@ Every golden fixture of the R cross-check was fitted on data read by
 
 A quoted ``"NA"`` is missing too, as in R. Not supported (never used by the reference
 data): a header line with one field fewer than the data lines (R then takes the first
-column as row names), comment characters, a byte-order mark in the header, and the
-distinction between ``NA`` and ``NaN`` in double columns (both are ``NaN`` in pandas).
+column as row names), comment characters, a byte-order mark in the header, the
+distinction between ``NA`` and ``NaN`` in double columns (both are ``NaN`` in pandas),
+and two quirks of R's ``scan`` on lines without a separator: R skips a line holding only
+``""`` and keeps a line holding only white space as a row.
 
 All of this was checked against R 4.2.2 itself (the fixtures' build): every bundled data
-set, a table of edge cases (``tests/test_datasets.py``) and 100,000 random doubles
-through ``as.character``.
+set, a table of edge cases (``tests/test_datasets.py``), 100,000 random doubles through
+``as.character``, and seeded random CSV files of some 20,000 decimal strings each plus
+integer, logical, text and missing cells, read by R's ``read.csv`` through rpy2
+(``tests/test_read_csv.py``: identical classes, levels, NA positions and bits).
 """
 
 from __future__ import annotations
 
 import math
 import os
-import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
-from ..rformat import format_r
+from ..rcollate import r_sort
+from ..rformat import R_BLANK, format_r, r_strtoc, r_strtod
 from ..rnames import make_names, make_unique
-from ._collate import r_sort
 
 __all__ = [
     "make_names",
     "make_unique",
     "r_as_character",
     "read_canonical",
+    "read_csv",
     "read_csv_r",
     "restore_factors",
 ]
@@ -82,86 +95,102 @@ _TRUE = frozenset({"T", "TRUE"})
 _FALSE = frozenset({"F", "FALSE"})
 _INT_MAX = 2**31 - 1
 
-# C isspace(): space, \t, \n, \v, \f, \r.
+# C isspace(): space, \t, \n, \v, \f, \r (what strtol skips before a number).
 _WS = " \t\n\v\f\r"
-_WS_CLASS = r"[ \t\n\v\f\r]"
-_NOT_INT_CHARS = re.compile(r"[^0-9+\-\x00 \t\n\v\f\r]")
-_NOT_DEC_CHARS = re.compile(r"[^0-9+\-.eE\x00 \t\n\v\f\r]")
-# R_strtod's decimal form: the exponent's digits may be missing ("1e", "1e+").
-_DEC_R_RE = re.compile(
-    rf"{_WS_CLASS}*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+))(?:[eE]([+-]?)([0-9]*))?{_WS_CLASS}*"
-)
-_SPECIAL_RE = re.compile(rf"{_WS_CLASS}*([+-]?)(nan|infinity|inf){_WS_CLASS}*", re.IGNORECASE)
-_HEX_RE = re.compile(
-    rf"{_WS_CLASS}*([+-]?0[xX][0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?(?:[pP][+-]?[0-9]+)?){_WS_CLASS}*"
-)
+_INT_CHARS = frozenset("0123456789+-" + _WS)
 
 # ---------------------------------------------------------------- value conversion
 
 
-def _parse_double_r(s: str) -> float | None:
-    """Parse one string the way ``R_strtod`` + ``type.convert`` accept it, else None."""
-    m = _DEC_R_RE.fullmatch(s)
-    if m is not None:
-        mant, sign, digits = m.group(1), m.group(2), m.group(3)
-        return float(f"{mant}e{sign}{digits}" if digits else mant)
-    m = _SPECIAL_RE.fullmatch(s)
-    if m is not None:
-        word = m.group(2).lower()
-        if word == "nan":
-            return math.nan
-        return -math.inf if m.group(1) == "-" else math.inf
-    m = _HEX_RE.fullmatch(s)
-    if m is not None:
-        try:
-            return float.fromhex(m.group(1))
-        except ValueError:
-            return None
-    return None
-
-
-def _parse_ints(cand: list[str], joined: str) -> list[int] | None:
-    """All values as R integers (``Strtoi``: ``strtol`` base 10, whole string, int32)."""
-    if _NOT_INT_CHARS.search(joined):
-        return None
-    if any(v[-1] in _WS for v in cand):  # strtol stops at trailing white space
-        return None
+def _strtoi(v: str) -> int | None:
+    """R's ``Strtoi(v, 10)``: ``strtol`` over the whole string, within int32 (no -2^31)."""
+    if not v or v[-1] in _WS or not _INT_CHARS.issuperset(v):
+        return None  # strtol stops at trailing white space; Python's int() is laxer
     try:
-        ints = [int(v) for v in cand]
+        i = int(v)
     except ValueError:
         return None
-    if min(ints) < -_INT_MAX or max(ints) > _INT_MAX:
-        return None
-    return ints
+    return i if -_INT_MAX <= i <= _INT_MAX else None
 
 
-def _parse_doubles(cand: list[str], joined: str) -> list[float] | None:
-    """All values as R doubles (``R_strtod`` syntax), correctly rounded; else None."""
-    if not _NOT_DEC_CHARS.search(joined):
-        # Within these characters Python's float() accepts exactly R's decimal syntax,
-        # except forms like "1e" that R reads and float() rejects: those go the slow way.
-        try:
-            return [float(v) for v in cand]
-        except ValueError:
-            pass
-    doubles: list[float] = []
-    for v in cand:
-        d = _parse_double_r(v)
+def _parse_ints(cand: list[str]) -> tuple[list[int], int]:
+    """Integers of ``cand`` up to the first value that is not one: (ints, index)."""
+    out: list[int] = []
+    for i, v in enumerate(cand):
+        k = _strtoi(v)
+        if k is None:
+            return out, i
+        out.append(k)
+    return out, len(cand)
+
+
+def _parse_doubles(cand: list[str]) -> tuple[list[float], int]:
+    """R doubles of ``cand`` up to the first value that is not one: (values, index)."""
+    cache: dict[str, float] = {}
+    out: list[float] = []
+    for i, v in enumerate(cand):
+        d = cache.get(v)
         if d is None:
+            try:
+                d = r_strtod(v)
+            except ValueError:
+                return out, i
+            cache[v] = d
+        out.append(d)
+    return out, len(cand)
+
+
+def _parse_complex(cand: list[str]) -> list[complex] | None:
+    """R complex values of all of ``cand`` (``strtoc``), else None."""
+    out: list[complex] = []
+    for v in cand:
+        try:
+            out.append(r_strtoc(v))
+        except ValueError:
             return None
-        doubles.append(d)
-    return doubles
+    return out
 
 
-def _convert_column(values: Sequence[Any], collation: str = "r") -> np.ndarray | ExtensionArray:
-    """R's ``type.convert`` of one column of raw fields (``None`` = missing field)."""
+def _is_real_na(v: str) -> bool:
+    """``Strtod(v, NA = TRUE)`` reads all of ``v`` (R's type screening)."""
+    try:
+        r_strtod(v, na=True)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_complex_na(v: str) -> bool:
+    """``strtoc(v, NA = TRUE)`` reads all of ``v`` (R's type screening)."""
+    try:
+        r_strtoc(v, na=True)
+    except ValueError:
+        return False
+    return True
+
+
+def _convert_column(
+    values: Sequence[Any],
+    collation: str = "r",
+    na_strings: frozenset[str] = NA_STRINGS,
+    as_is: bool = False,
+) -> np.ndarray | ExtensionArray:
+    """R's ``type.convert`` of one column of raw fields (``None`` = missing field).
+
+    A line-by-line reading of ``typeconvert()`` in ``src/library/utils/src/io.c``:
+    ``ruleout_types()`` screens the first non-missing value, and the first value that
+    fails the integer and the double pass, with ``Strtod(NA = TRUE)`` (where only
+    ``"NA"`` itself starts with ``NA``); each pass then converts every value with
+    ``NA = FALSE``.
+    """
     n = len(values)
-    na = np.fromiter((v is None or v in NA_STRINGS for v in values), dtype=bool, count=n)
-    # blank (white space only) fields are missing for logical / integer / double
-    na_num = na | np.fromiter(
-        (not na[i] and not values[i].strip(_WS) for i in range(n)), dtype=bool, count=n
-    )
-    cand: list[str] = [values[i] for i in np.flatnonzero(~na_num)]
+    # scan(fill = TRUE) pads short rows with blank fields; na.strings -> NA
+    fields = ["" if v is None else v for v in values]
+    na = np.fromiter((f in na_strings for f in fields), dtype=bool, count=n)
+    # empty and blank (iswspace only) fields are missing for logical/integer/double
+    na_num = na | np.fromiter((not f.strip(R_BLANK) for f in fields), dtype=bool, count=n)
+    idx = np.flatnonzero(~na_num)
+    cand: list[str] = [fields[i] for i in idx]
 
     def _with_na(arr: np.ndarray, nullable: str) -> np.ndarray | ExtensionArray:
         if not na_num.any():
@@ -173,28 +202,51 @@ def _convert_column(values: Sequence[Any], collation: str = "r") -> np.ndarray |
     if not cand:
         return pd.array([pd.NA] * n, dtype="boolean")
 
-    if all(v in _TRUE or v in _FALSE for v in cand):
-        out = np.zeros(n, dtype=bool)
-        out[~na_num] = [v in _TRUE for v in cand]
-        return _with_na(out, "boolean")
+    first = cand[0]
+    screened = [first]  # the values ruleout_types() looks at
+    if first in _TRUE or first in _FALSE:
+        if all(v in _TRUE or v in _FALSE for v in cand):
+            out = np.zeros(n, dtype=bool)
+            out[idx] = [v in _TRUE for v in cand]
+            return _with_na(out, "boolean")
+        return _text_column(fields, na, collation, as_is)  # ruled out everything else
 
-    joined = "\x00".join(cand)  # one C-speed character scan for the fast paths
-    ints = _parse_ints(cand, joined)
-    if ints is not None:
-        out = np.zeros(n, dtype=np.int64)
-        out[~na_num] = ints
-        return _with_na(out, "Int64")
+    if _strtoi(first) is not None:
+        ints, bad = _parse_ints(cand)
+        if bad == len(cand):
+            out = np.zeros(n, dtype=np.int64)
+            out[idx] = ints
+            return _with_na(out, "Int64")
+        screened.append(cand[bad])
 
-    doubles = _parse_doubles(cand, joined)
-    if doubles is not None:
-        out = np.full(n, np.nan, dtype=np.float64)
-        out[~na_num] = doubles
-        return out
+    if all(_is_real_na(v) for v in screened):
+        doubles, bad = _parse_doubles(cand)
+        if bad == len(cand):
+            out = np.full(n, np.nan, dtype=np.float64)
+            out[idx] = doubles
+            return out
+        screened.append(cand[bad])
 
-    # factor: blank strings are genuine levels here (strip.white = FALSE)
-    labels = np.empty(n, dtype=object)
-    labels[:] = [None if na[i] else values[i] for i in range(n)]
-    levels = r_sort({values[i] for i in np.flatnonzero(~na)}, collation)
+    if all(_is_complex_na(v) for v in screened):
+        cplx = _parse_complex(cand)
+        if cplx is not None:
+            out = np.full(n, complex(math.nan, math.nan), dtype=np.complex128)
+            out[idx] = cplx
+            return out
+
+    return _text_column(fields, na, collation, as_is)
+
+
+def _text_column(
+    fields: list[str], na: np.ndarray, collation: str, as_is: bool
+) -> np.ndarray | ExtensionArray:
+    """A character column (``as.is``) or a factor with R-sorted levels; blank strings
+    are genuine values here (``strip.white = FALSE``)."""
+    labels = np.empty(len(fields), dtype=object)
+    labels[:] = [None if m else f for f, m in zip(fields, na.tolist(), strict=True)]
+    if as_is:
+        return labels
+    levels = r_sort({f for f, m in zip(fields, na.tolist(), strict=True) if not m}, collation)
     return pd.Categorical(labels, categories=levels)
 
 
@@ -228,17 +280,63 @@ def r_as_character(values: Any) -> np.ndarray:
 # ---------------------------------------------------------------- readers
 
 
-def read_csv_r(
-    path_or_buffer: str | os.PathLike[str] | IO[Any], *, collation: str = "r"
+def read_csv(
+    path_or_buffer: str | os.PathLike[str] | IO[Any],
+    *,
+    collation: str = "r",
+    na_strings: Iterable[str] = ("", "NA"),
+    strings_as_factors: bool = True,
 ) -> pd.DataFrame:
-    """Mirror ``read.csv(file, stringsAsFactors = TRUE, na.strings = c("", "NA"))``.
+    """Read a CSV file exactly as R 4.2.2's ``read.csv`` does.
 
-    ``path_or_buffer`` may be a path (``.gz`` and other compressions are inferred from
-    the name), a text or binary file object. ``collation`` orders the levels of text
-    columns: ``"r"`` (R's ICU root order, as in the fixtures) or ``"codepoint"``.
-    Returns a DataFrame with R's column types (see the module docstring) and a default
-    ``RangeIndex``.
+    The default mirrors ``read.csv(file, stringsAsFactors = TRUE,
+    na.strings = c("", "NA"))``: same column names (``make.names``), same column
+    classes, same values bit for bit and same factor levels in the same order.
+    Each column gets R's ``type.convert`` class (the rules are listed in the
+    docstring of :mod:`pybsnsing.datasets._reader`): logical -> ``bool``
+    (``"boolean"`` with NA), integer -> ``int64`` (``"Int64"`` with NA), double ->
+    ``float64``, complex -> ``complex128``, otherwise factor -> ``Categorical``.
+
+    Doubles are converted as R converts them, not with Python's :func:`float`:
+    R's ``R_strtod`` accumulates the digits in x87 80-bit long double
+    (``ans = 10*ans + digit``), divides or multiplies by a power of ten built by
+    repeated squaring in long double and rounds the result to double; it never
+    calls C's ``strtod``. :func:`pybsnsing.rformat.r_strtod` redoes that arithmetic
+    exactly in integers, so the result does not depend on the platform's long
+    double. For a small share of strings, e.g. ``"2.83596401280207"`` or
+    ``"1.7976931348623158e308"`` (``Inf`` in R), R's value differs from the
+    correctly rounded one. Missing values (``NA``) of double columns are ``NaN``,
+    as is R's ``NaN``.
+
+    Parameters
+    ----------
+    path_or_buffer
+        A path (``.gz`` and other compressions are inferred from the name) or a
+        text or binary file object; UTF-8.
+    collation
+        Order of factor levels: ``"r"`` (default) is R's ``sort()`` in the
+        fixtures' session, R 4.2.2 in ``C.UTF-8`` built with ICU (ICU's root
+        collation: ``_x < a < A < B``); ``"codepoint"`` is R in the ``C`` locale.
+    na_strings
+        R's ``na.strings``: fields equal to one of these (quoted or not) are
+        missing. Missing trailing fields of a short line are blank fields.
+    strings_as_factors
+        R's ``stringsAsFactors``; ``False`` gives text columns as object arrays of
+        ``str`` (``None`` = NA), like R's character vectors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        With a default ``RangeIndex`` (R's automatic row names).
+
+    Not supported (R's defaults that the reference data never needed): a header
+    with one field fewer than the data lines (R then makes the first column the
+    row names), a byte-order mark, R's distinction between ``NA`` and ``NaN``
+    in double columns, and two quirks of R's ``scan`` with lines that hold no
+    separator: R skips a line holding only ``""`` and keeps a line holding only
+    white space as a row (pandas, underneath, does the opposite).
     """
+    nas = frozenset(na_strings)
     raw = pd.read_csv(
         path_or_buffer,
         header=None,
@@ -259,14 +357,26 @@ def read_csv_r(
     ]
     names = make_names(header)
     body = raw.iloc[1:]
+    index = pd.RangeIndex(len(body))
     columns: dict[str, Any] = {}
     for j, name in enumerate(names):
         col = [
             None if (v is None or (isinstance(v, float) and math.isnan(v))) else v
             for v in body.iloc[:, j].tolist()
         ]
-        columns[name] = _convert_column(col, collation)
-    return pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
+        conv = _convert_column(col, collation, nas, not strings_as_factors)
+        # character columns stay object arrays (pandas would infer its str dtype)
+        columns[name] = pd.Series(conv, index=index, dtype=object if
+                                  isinstance(conv, np.ndarray) and conv.dtype == object else None)
+    return pd.DataFrame(columns, index=index)
+
+
+def read_csv_r(
+    path_or_buffer: str | os.PathLike[str] | IO[Any], *, collation: str = "r"
+) -> pd.DataFrame:
+    """``read.csv(file, stringsAsFactors = TRUE, na.strings = c("", "NA"))``: the
+    golden fixtures' read, i.e. :func:`read_csv` with its defaults."""
+    return read_csv(path_or_buffer, collation=collation)
 
 
 def _factor_levels(columns: pd.DataFrame, dataset: str) -> dict[str, list[str]]:
