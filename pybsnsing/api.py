@@ -40,7 +40,8 @@ def fit_binary(design: Design, y01: np.ndarray, ycode: list, control: BsControl,
 
 
 def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None = None,
-            progress: bool = False, **control_kwargs: Any) -> BsnsingModel | MBsnsingModel:
+            progress: bool = False, collation: str = "r",
+            **control_kwargs: Any) -> BsnsingModel | MBsnsingModel:
     """Fit a bsnsing tree (R bsnsing 1.0.1's ``bsnsing(formula, data, ...)``).
 
     Args:
@@ -48,9 +49,17 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
             parsed by formulaic; ``.`` means every other column).
         data: a pandas DataFrame. Factors should be pandas Categoricals (their
             level order decides the dummy columns and the response coding, as
-            in R); string columns act as factors with sorted levels.
+            in R); string columns act as factors with levels sorted as R
+            sorts them (see ``collation``); ordered Categoricals get R's
+            polynomial contrasts (``contr.poly``).
         control: a :class:`~pybsnsing.control.BsControl` (``bscontrol()``) or a dict.
         progress: show a progress bar (tqdm) over class trees / nodes.
+        collation: how the levels of string (object) columns, predictors and
+            response, are sorted: ``"r"`` (default) as R's ``sort()`` in R's
+            default UTF-8 locales (ICU collation: ``a < ab < Ab < B``), which
+            decides the dummy columns and the class order as in R bsnsing;
+            ``"codepoint"`` as R in the C locale (``B < a``).
+            Categorical columns keep their own level order either way.
         **control_kwargs: control parameters by Python or R name, e.g.
             ``max_rules=3`` or ``**{"import.external": False}``.
 
@@ -63,8 +72,8 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
         the problem (see :func:`pybsnsing.design.build_design`).
     """
     ctrl = resolve_control(control, **control_kwargs)
-    design, y = build_design(formula, data)
-    response = code_response(y)
+    design, y = build_design(formula, data, collation=collation)
+    response = code_response(y, collation=collation)
     call = _call_text(formula, ctrl, control_kwargs)
     if response.n_classes == 2:
         return fit_binary(design, response.codes, list(response.levels), ctrl, call, formula)

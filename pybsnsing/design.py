@@ -133,7 +133,7 @@ def _parse_formula(formula: str, data: pd.DataFrame) -> tuple[str, list[str]]:
     return lhs_name, rhs_terms
 
 
-def _factor_levels(col: pd.Series) -> list | None:
+def _factor_levels(col: pd.Series, collation: str = "r") -> list | None:
     """Levels of a factor-like column (categorical or strings), else None."""
     if isinstance(col.dtype, pd.CategoricalDtype):
         return list(col.cat.categories)
@@ -144,7 +144,7 @@ def _factor_levels(col: pd.Series) -> list | None:
                 f"column {col.name!r} mixes strings and other values; "
                 "convert it to a pandas Categorical or to numbers"
             )
-        return r_sort(values)
+        return r_sort(values, collation)
     return None
 
 
@@ -153,10 +153,10 @@ def _is_logical(col: pd.Series) -> bool:
 
 
 def _term_columns(
-    var: str, col: pd.Series, levels: dict[str, list]
+    var: str, col: pd.Series, levels: dict[str, list], collation: str = "r"
 ) -> tuple[list[str], list[np.ndarray], list[tuple]]:
     """Design columns of one plain variable, R-named, with NaN for missing."""
-    lv = _factor_levels(col)
+    lv = _factor_levels(col, collation)
     if lv is not None:
         if len(lv) < 2:
             raise ValueError(
@@ -164,6 +164,15 @@ def _term_columns(
                 "a factor predictor needs at least two levels"
             )
         levels[var] = lv
+        if isinstance(col.dtype, pd.CategoricalDtype) and not col.isna().any() and (
+                col.nunique() == 1):
+            warnings.warn(
+                f"factor {var!r} takes a single value ({col.iloc[0]!r}) in the data: R "
+                "bsnsing stops here ('has only one unique level'); pybsnsing keeps its "
+                "constant dummy columns, which cannot split",
+                DesignWarning,
+                stacklevel=4,
+            )
         if isinstance(col.dtype, pd.CategoricalDtype) and col.cat.ordered:
             # R's model.matrix: contr.poly columns var.L, var.Q, var.C, var^4, ...
             contrasts, suffixes = contr_poly(len(lv))
@@ -197,8 +206,12 @@ def _term_columns(
     raise TypeError(f"column {var!r} has an unsupported type {col.dtype}")
 
 
-def build_design(formula: str, data: pd.DataFrame) -> tuple[Design, pd.Series]:
+def build_design(formula: str, data: pd.DataFrame,
+                 collation: str = "r") -> tuple[Design, pd.Series]:
     """Build the R-compatible design matrix of ``formula`` on ``data``.
+
+    ``collation`` orders the levels of string columns: ``"r"`` (R's ``sort()``,
+    ICU collation, the default) or ``"codepoint"`` (R in the C locale).
 
     Returns the :class:`Design` and the response column (rows with a missing
     response are dropped with a warning; ``Design.X`` has the remaining rows).
@@ -238,7 +251,7 @@ def build_design(formula: str, data: pd.DataFrame) -> tuple[Design, pd.Series]:
     for term in rhs_terms:
         var = term.strip("`")
         if var in data.columns:
-            n, c, t = _term_columns(var, data[var], levels)
+            n, c, t = _term_columns(var, data[var], levels, collation)
             variables.append(var)
         else:
             n, c, t = _formulaic_term(term, data, specs, variables)
@@ -397,7 +410,7 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
     return X
 
 
-def code_response(y: pd.Series) -> Response:
+def code_response(y: pd.Series, collation: str = "r") -> Response:
     """Classes of the response in R bsnsing's order (spec §7).
 
     For a factor the levels present, in level order (the last is coded 1 for
@@ -424,7 +437,7 @@ def code_response(y: pd.Series) -> Response:
                 f"the response {y.name!r} mixes strings and other values; "
                 "convert it to a pandas Categorical or to numbers"
             )
-        levels = r_sort(values)  # R: as.factor / sort() in R's collation
+        levels = r_sort(values, collation)  # R: as.factor / sort() in R's collation
         kind = "factor"
     else:
         raise TypeError(f"unsupported response type {y.dtype}")

@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 import pytest
+import rdiff
 from hypothesis import settings
 
 # CI runs the property tests with a fixed seed sequence (reproducible failures)
@@ -25,6 +26,10 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 settings.register_profile("dev", deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+# R bsnsing 1.0.1 lives in the project's private R library (.rlib, made by
+# .ci/setup); R must see it before rpy2 starts R in this process.
+rdiff.use_private_r_library()
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PYBSNSING_SHARED", REPO.parent / "shared"))

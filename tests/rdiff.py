@@ -135,8 +135,8 @@ def _num_text(rng: np.random.Generator, x: float) -> str:
 
 
 def _numeric_column(rng: np.random.Generator, n: int, y: np.ndarray) -> tuple[list, str]:
-    kind = ["cont", "ties", "few", "huge", "tiny", "neg", "int", "bin01", "close"][
-        int(rng.integers(0, 9))]
+    kind = ["cont", "ties", "few", "huge", "tiny", "neg", "int", "bin01", "close", "const",
+            "bigint", "signed0", "sub"][int(rng.integers(0, 13))]
     signal = (y - y.mean()) * rng.normal(0, 1.5)
     if kind == "cont":
         x = rng.normal(0, 1, n) + signal
@@ -164,6 +164,18 @@ def _numeric_column(rng: np.random.Generator, n: int, y: np.ndarray) -> tuple[li
     elif kind == "bin01":
         x = (rng.random(n) < 0.5 + 0.3 * np.tanh(signal)).astype(int)
         vals = [str(int(v)) for v in x]
+    elif kind == "const":  # one value (R: an equality question that every row answers)
+        vals = [_num_text(rng, float(np.round(rng.normal(0, 5), 3)))] * n
+    elif kind == "bigint":
+        x = rng.integers(-2_000_000_000, 2_000_000_000, n)
+        vals = [str(int(v)) for v in x]
+    elif kind == "signed0":  # -0, 0 and a few small values
+        pool = ["-0", "0", "0.0", "-0.0", "1e-320", "-1e-320", "0.5"]
+        idx = np.clip(rng.integers(0, len(pool), n) + (signal > 0), 0, len(pool) - 1)
+        vals = [pool[i] for i in idx]
+    elif kind == "sub":  # 17-digit decimals: R's own decimal conversion matters
+        x = rng.normal(0, 1, n) + signal
+        vals = [f"{v:.17f}" if rng.random() < 0.5 else f"{v:.16e}" for v in x]
     else:  # distinct numbers that print alike at 15 significant digits
         base = 1.0 + float(rng.integers(1, 9)) * 1e-13
         pool = [base + k * 2.220446049250313e-16 for k in range(int(rng.integers(2, 6)))]
@@ -278,7 +290,14 @@ def generate_case(seed: int, *, max_rows: int = 400) -> Case:
         "suppress.internal": lambda: bool(rng.random() < 0.3),
         "no.same.gender.children": lambda: bool(rng.random() < 0.5),
         "opt.model": lambda: str(rng.choice(["gini", "error"])),
+        "opt.solver": lambda: str(rng.choice(["enum_c", "enum"])),
+        "solver.timelimit": lambda: float(rng.choice([60, 180, 1000])),
+        "greedy.level": lambda: float(np.round(rng.uniform(0, 1), 2)),
+        "n0n1.cap": lambda: int(rng.integers(1, 100000)),
     }
+    if rng.random() < 0.05:  # out-of-range values R corrects with a warning
+        choices["stop.prob"] = lambda: float(rng.choice([1.5, -0.2]))
+        choices["node.size"] = lambda: int(rng.integers(20, 80))
     for key, draw in choices.items():
         if rng.random() < 0.35:
             ctl[key] = draw()
@@ -450,12 +469,18 @@ function(csv, spec, formula, ctrl, train_rows, test_rows) {
 _R_FN: list = []
 
 
+def use_private_r_library() -> None:
+    """Put the project's private R library (``.rlib``, where ``.ci/setup``
+    installs R bsnsing 1.0.1) on ``R_LIBS`` before R starts in this process."""
+    lib = REPO / ".rlib"
+    current = os.environ.get("R_LIBS", "")
+    if lib.is_dir() and str(lib) not in current.split(os.pathsep):
+        os.environ["R_LIBS"] = f"{lib}{os.pathsep}{current}" if current else str(lib)
+
+
 def r_unavailable_reason() -> str | None:
     """Why R bsnsing cannot be run here (None when it can)."""
-    lib = REPO / ".rlib"
-    if lib.is_dir() and str(lib) not in os.environ.get("R_LIBS", ""):
-        os.environ["R_LIBS"] = f"{lib}{os.pathsep}{os.environ['R_LIBS']}" if os.environ.get(
-            "R_LIBS") else str(lib)
+    use_private_r_library()
     from pybsnsing.r.bsnsing_r import r_bsnsing_unavailable_reason
 
     return r_bsnsing_unavailable_reason()

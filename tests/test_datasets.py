@@ -41,7 +41,7 @@ from pybsnsing.datasets import (
     read_csv_r,
     restore_factors,
 )
-from pybsnsing.datasets._collate import r_collate_key, r_sort
+from pybsnsing.rcollate import r_collate_key, r_sort
 
 DATA = resources.files("pybsnsing.datasets").joinpath("data")
 
