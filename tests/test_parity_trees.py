@@ -15,6 +15,7 @@ import sys
 import numpy as np
 import pytest
 from golden import record_id, split, strip_call, tree_records
+from rdiff import fix_q7
 
 from pybsnsing import bscontrol, bsnsing
 
@@ -40,25 +41,8 @@ def _compare_nodes(got_nodes, want_nodes, where):
         assert g.prob == w["prob"] and g.prop == w["prop"], f"{where}: node {w['number']}"
 
 
-def _fix_q7(text: str) -> str:
-    """R 1.0.1 quirk Q7 (wrong summary accuracy when every fitted value is one
-    class) is fixed on purpose: recompute the expected accuracy from the
-    printed confusion matrix when it has a single row."""
-    lines = text.split("\n")
-    i = lines.index("Confusion matrix:")
-    header = lines[i + 2].split()[1:]
-    rows = [ln.split() for ln in lines[i + 3:] if not ln.startswith("Accuracy")]
-    if len(rows) != 1:
-        return text
-    label, counts = rows[0][0], [int(v) for v in rows[0][1:]]
-    acc = counts[header.index(label)] / sum(counts)
-    return "\n".join(
-        f"Accuracy: {acc:.4f}" if ln.startswith("Accuracy: ") else ln for ln in lines
-    )
-
-
 def _expected_summary(rec) -> str:
-    return _fix_q7(strip_call(rec["summary_text"]))
+    return fix_q7(strip_call(rec["summary_text"]))
 
 
 @pytest.mark.parametrize("rec", BINARY, ids=record_id)
@@ -87,7 +71,7 @@ def test_multiclass_tree(rec):
         _compare_nodes(tree.nodes, want["nodes"], where)
         assert tree.coding_scheme == want["y_coding_scheme"]
     for summ, want in zip(model.summary().classes, rec["classes"], strict=True):
-        assert str(summ) == _fix_q7(want["summary_text"])
+        assert str(summ) == fix_q7(want["summary_text"])
     prob = model.predict(test, type="prob")
     np.testing.assert_allclose(prob, np.array(rec["predictions"]["prob"]), rtol=0, atol=1e-12)
     cls = [str(v) for v in model.predict(test, type="class")]
