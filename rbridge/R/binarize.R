@@ -23,6 +23,7 @@ binarize <- function(x, y, target = stop("'target' (0 or 1) must be provided"),
   here <- sys.call()
   x <- .check_data(x, here, what = "x")
   force(target)
+  control <- .control_arg(control, here)
   if (length(y) != nrow(x)) {
     stop(simpleError(sprintf("'y' has %d values but 'x' has %d rows", length(y), nrow(x)), here))
   }
@@ -56,6 +57,7 @@ binarize <- function(x, y, target = stop("'target' (0 or 1) must be provided"),
 bslearn <- function(bx, y, control = bscontrol()) {
   here <- sys.call()
   bx <- .check_data(bx, here, what = "bx")
+  control <- .control_arg(control, here)
   if (length(y) != nrow(bx)) {
     stop(simpleError("Dimensions of bx and y do not match.", here))
   }

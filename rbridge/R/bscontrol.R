@@ -47,49 +47,126 @@ bscontrol <- function(bin.size = 5, nseg.numeric = 20, nseg.factor = 20, num2fac
                       opt.model = c("gini", "error"), greedy.level = 0.9,
                       import.external = TRUE, suppress.internal = FALSE,
                       no.same.gender.children = FALSE, n0n1.cap = 40000, verbose = FALSE) {
+  args <- mget(names(formals(bscontrol)), envir = environment())
+  control <- .check_control(args, call = sys.call())
   fix <- function(msg) warning(msg, call. = FALSE)
-  if (bin.size < 1) {
+  if (control$bin.size < 1) {
     fix("The value of 'bin.size' supplied is < 1; the value 1 was used instead")
-    bin.size <- 1
+    control$bin.size <- 1
   }
-  if (nseg.numeric < 3) {
+  if (control$nseg.numeric < 3) {
     fix("The value of 'nseg.numeric' supplied is < 3; the value 3 was used instead")
-    nseg.numeric <- 3
+    control$nseg.numeric <- 3
   }
-  if (nseg.factor < 3) {
+  if (control$nseg.factor < 3) {
     fix("The value of 'nseg.factor' supplied is < 3; the value 3 was used instead")
-    nseg.factor <- 3
+    control$nseg.factor <- 3
   }
-  if (num2factor > 2 * nseg.numeric) {
+  if (control$num2factor > 2 * control$nseg.numeric) {
     fix("The value of 'num2factor' is too big; it is set to 2*nseg.numeric")
-    num2factor <- 2 * nseg.numeric
+    control$num2factor <- 2 * control$nseg.numeric
   }
-  if (stop.prob < 0 || stop.prob > 1) {
+  if (control$stop.prob < 0 || control$stop.prob > 1) {
     fix("The value of 'stop.prob' supplied is not in [0, 1]; the value 0.9 was used instead")
-    stop.prob <- 0.9
+    control$stop.prob <- 0.9
   }
-  if (node.size < 0) {
+  if (control$node.size < 0) {
     fix("The value of 'node.size' supplied is < 0; the value 0 was used instead")
-    node.size <- 0
+    control$node.size <- 0
   }
-  if (greedy.level < 0 || greedy.level > 1) {
+  if (control$greedy.level < 0 || control$greedy.level > 1) {
     fix("The value of 'greedy.level' supplied is not in [0, 1]; the value 0.9 was used instead")
-    greedy.level <- 0.9
+    control$greedy.level <- 0.9
   }
-  if (n0n1.cap < 1) {
+  if (control$n0n1.cap < 1) {
     fix("The value of 'n0n1.cap' must be a positive integer; the value 1 was used instead")
-    n0n1.cap <- 1
+    control$n0n1.cap <- 1
   }
-  control <- list(bin.size = bin.size, nseg.numeric = nseg.numeric, nseg.factor = nseg.factor,
-                  num2factor = num2factor, node.size = node.size, stop.prob = stop.prob,
-                  opt.solver = match.arg(opt.solver), solver.timelimit = solver.timelimit,
-                  max.rules = max.rules, opt.model = match.arg(opt.model),
-                  greedy.level = greedy.level, import.external = import.external,
-                  suppress.internal = suppress.internal,
-                  no.same.gender.children = no.same.gender.children, n0n1.cap = n0n1.cap,
-                  verbose = verbose)
   class(control) <- "bscontrol"
   control
+}
+
+# The kinds of the control parameters (for the checks below).
+.control_whole <- c("bin.size", "nseg.numeric", "nseg.factor", "num2factor", "node.size",
+                    "max.rules", "n0n1.cap")
+.control_number <- c("stop.prob", "greedy.level", "solver.timelimit")
+.control_flag <- c("suppress.internal", "no.same.gender.children", "verbose")
+.control_choices <- list(opt.solver = c("enum_c", "enum", "enum_py"),
+                         opt.model = c("gini", "error"))
+
+# Check the type of every control value and put it in its canonical form;
+# a wrong value is an R error (raised from `call`) that names the parameter
+# and the value. Range corrections (with warnings) are bscontrol()'s job.
+.check_control <- function(control, call = sys.call(-1L)) {
+  bad <- function(name, what, value) {
+    stop(simpleError(sprintf("'%s' must be %s, not %s", name, what, .show_value(value)),
+                     call))
+  }
+  number <- function(name, value, what) {
+    if (!is.numeric(value) || is.object(value) || length(value) != 1L || is.na(value)) {
+      bad(name, what, value)
+    }
+    as.vector(value)
+  }
+  for (name in names(control)) {
+    value <- control[[name]]
+    if (name %in% .control_whole) {
+      what <- if (name == "max.rules") "a whole number from 1 to 10" else "a whole number"
+      v <- number(name, value, what)
+      if (is.finite(v) && abs(v) > .Machine$integer.max) {
+        what <- paste(what, "(at most 2147483647 in absolute value)")
+      }
+      if (!is.finite(v) || v != round(v) || abs(v) > .Machine$integer.max) bad(name, what, value)
+      if (name == "max.rules" && (v < 1 || v > 10)) bad(name, what, value)
+      control[name] <- list(v)
+    } else if (name %in% .control_number) {
+      what <- switch(name, solver.timelimit = "a positive number of seconds",
+                     "a number in [0, 1]")
+      v <- number(name, value, what)
+      if (name == "solver.timelimit" && !(v > 0)) bad(name, what, value)
+      control[name] <- list(v)
+    } else if (name %in% .control_flag || name == "import.external") {
+      what <- if (name == "import.external") 'TRUE, FALSE, "rpart" or "r"' else "TRUE or FALSE"
+      if (name == "import.external" && is.character(value) && length(value) == 1L &&
+          !is.na(value) && tolower(value) %in% c("rpart", "r")) {
+        control[name] <- list(tolower(value))
+        next
+      }
+      if (length(value) != 1L || is.object(value) || is.na(value) ||
+          !(is.logical(value) || (is.numeric(value) && value %in% c(0, 1)))) {
+        bad(name, what, value)
+      }
+      control[name] <- list(as.logical(value))
+    } else if (name %in% names(.control_choices)) {
+      choices <- .control_choices[[name]]
+      what <- paste0("one of ", paste0('"', choices, '"', collapse = ", "))
+      if (identical(value, choices)) value <- choices[1L]
+      if (!is.character(value) || length(value) != 1L || is.na(value)) bad(name, what, value)
+      hit <- pmatch(value, choices)
+      if (is.na(hit)) bad(name, what, value)
+      control[name] <- list(choices[hit])
+    }
+  }
+  control
+}
+
+# A value as an R user would write it, for messages: NA, Inf, 2.5, "a",
+# c(1, 2), NULL, or its class for anything bigger.
+.show_value <- function(value) {
+  if (is.null(value)) return("NULL")
+  if (is.atomic(value) && !is.object(value) && length(value) >= 1L && length(value) <= 5L) {
+    text <- if (is.character(value)) {
+      ifelse(is.na(value), "NA", encodeString(value, quote = "\""))
+    } else {
+      format(value, digits = 15L, trim = TRUE)
+    }
+    if (length(value) == 1L) return(text)
+    return(paste0("c(", paste(text, collapse = ", "), ")"))
+  }
+  if (is.atomic(value) && !is.object(value)) {
+    return(sprintf("a %s vector of length %d", typeof(value), length(value)))
+  }
+  sprintf("an object of class %s", paste0('"', class(value), '"', collapse = "/"))
 }
 
 #' @rdname bscontrol
@@ -113,6 +190,7 @@ print.bscontrol <- function(x, ...) {
 .control_from_dots <- function(dots, call = sys.call(-1L)) {
   given <- NULL
   for (nm in c("controls", "control")) {
+    if (nm %in% names(dots) && is.null(dots[[nm]])) dots[[nm]] <- NULL
     if (!is.null(dots[[nm]])) {
       given <- dots[[nm]]
       if (!is.list(given)) {
@@ -129,14 +207,25 @@ print.bscontrol <- function(x, ...) {
   if (length(bad)) {
     stop(simpleError(sprintf("Argument '%s' not matched", paste(bad, collapse = "', '")), call))
   }
-  control <- do.call(bscontrol, dots)
+  if (anyDuplicated(nms)) {
+    stop(simpleError(sprintf("control argument '%s' given more than once",
+                             nms[anyDuplicated(nms)]), call))
+  }
+  control <- unclass(bscontrol())
+  control[nms] <- dots
+  control <- do.call(bscontrol, .check_control(control, call = call))
   if (!is.null(given)) {
+    given <- unclass(given)
+    if (is.null(names(given)) || any(!nzchar(names(given)))) {
+      stop(simpleError("the control list must have names, e.g. list(max.rules = 3)", call))
+    }
     bad <- setdiff(names(given), names(control))
     if (length(bad)) {
       stop(simpleError(sprintf("unknown control parameter(s): %s",
                                paste(bad, collapse = ", ")), call))
     }
     control[names(given)] <- given
+    control <- .check_control(control, call = call)
   }
   control
 }
@@ -144,5 +233,27 @@ print.bscontrol <- function(x, ...) {
 # The control as a plain named list for Python (R names; pybsnsing accepts
 # them and checks the values, e.g. that max.rules is a whole number).
 .control_for_py <- function(control) {
-  unclass(control)
+  control <- unclass(control)
+  for (name in intersect(names(control), .control_whole)) {
+    control[[name]] <- as.integer(control[[name]])
+  }
+  control
+}
+
+# A control object given to binarize() or bslearn(): a list with bscontrol()
+# names, completed with the defaults and checked.
+.control_arg <- function(control, call = sys.call(-1L)) {
+  if (!is.list(control) || (length(control) && is.null(names(control)))) {
+    stop(simpleError(sprintf("'control' must be a bscontrol() object, not %s",
+                             .show_value(control)), call))
+  }
+  control <- unclass(control)
+  bad <- setdiff(names(control), names(formals(bscontrol)))
+  if (length(bad)) {
+    stop(simpleError(sprintf("unknown control parameter(s): %s",
+                             paste(bad, collapse = ", ")), call))
+  }
+  full <- unclass(bscontrol())
+  full[names(control)] <- control
+  .check_control(full, call = call)
 }

@@ -147,6 +147,14 @@ install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
 .py_core <- function() {
   if (is.null(.pyb$core_ok)) {
     tryCatch(reticulate::py_get_attr(.pyb$core, "bsnsing"), error = .py_unavailable)
+    tryCatch(reticulate::py_get_attr(.pyb$messages, "call_for_r"), error = function(e) {
+      version <- tryCatch(reticulate::py_to_r(reticulate::py_get_attr(.pyb$core, "__version__")),
+                          error = function(e2) "unknown")
+      stop(sprintf(paste("the Python module pybsnsing (version %s, in %s) is older than",
+                         "this R package needs; run install_pybsnsing() to install the",
+                         "version it carries"),
+                   version, reticulate::py_config()$python), call. = FALSE)
+    })
     .pyb$core_ok <- TRUE
   }
   .pyb$core
@@ -155,6 +163,11 @@ install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
 .py_convert <- function() {
   .py_core()
   .pyb$convert
+}
+
+.py_messages <- function() {
+  .py_core()
+  .pyb$messages
 }
 
 # Python's exception text, without the traceback reticulate adds.
@@ -176,19 +189,24 @@ install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
 }
 
 # Call a Python function: Python warnings become R warnings and Python
-# exceptions become R errors with Python's message, raised from `call`
-# (by default the exported function that called .pycall()).
+# exceptions become R errors (class "pybsnsing_error") with Python's message
+# in R's words (pybsnsing.r.messages: max.rules, c("a", "b"), TRUE), raised
+# from `call` (by default the exported function that called .pycall()).
 .pycall <- function(fn, ..., call = sys.call(-1L)) {
   force(call)
-  convert <- .py_convert()
-  res <- tryCatch(
-    convert$call_capturing_warnings(fn, ...),
-    error = function(e) {
-      stop(structure(class = c("pybsnsing_error", "error", "condition"),
-                     list(message = .clean_message(e), call = call)))
-    })
+  messages <- .py_messages()
+  fail <- function(msg, type = NULL) {
+    stop(structure(class = c("pybsnsing_error", "error", "condition"),
+                   list(message = msg, call = call, python_type = type)))
+  }
+  res <- tryCatch(messages$call_for_r(fn, ...),
+                  error = function(e) fail(.clean_message(e)))
   for (w in reticulate::py_to_r(reticulate::py_get_item(res, "warnings"))) {
     warning(simpleWarning(w, call = call))
+  }
+  err <- reticulate::py_to_r(reticulate::py_get_item(res, "error"))
+  if (!is.null(err)) {
+    fail(err, reticulate::py_to_r(reticulate::py_get_item(res, "error_type")))
   }
   reticulate::py_get_item(res, "value")
 }

@@ -19,9 +19,10 @@ test_that("bad data is a clear error", {
   no_traceback(e)
   e <- expect_error(bsnsing(Kyphosis ~ ., data = kyphosis, max.rulez = 3),
                     "Argument 'max.rulez' not matched")
-  e <- expect_error(bsnsing(Kyphosis ~ ., data = kyphosis, max.rules = 11), "max_rules")
+  e <- expect_error(bsnsing(Kyphosis ~ ., data = kyphosis, max.rules = 11), "'max.rules'")
   no_traceback(e)
-  e <- expect_error(bsnsing(Kyphosis ~ ., data = kyphosis, max.rules = 2.5), "whole number")
+  e <- expect_error(bsnsing(Kyphosis ~ ., data = kyphosis, max.rules = 2.5),
+                    "'max.rules' must be a whole number")
   no_traceback(e)
   e <- expect_error(bsnsing(log(Age) ~ ., data = kyphosis), "response must be a column name")
   bad <- kyphosis
@@ -58,5 +59,5 @@ test_that("bscontrol() corrects out-of-range values with a warning", {
   expect_identical(ctl$stop.prob, 0.9)
   expect_warning(ctl <- bscontrol(nseg.numeric = 1, num2factor = 2), "3 was used")
   expect_identical(ctl$nseg.numeric, 3)
-  expect_error(bscontrol(opt.solver = "gurobi"), "should be one of")
+  expect_error(bscontrol(opt.solver = "gurobi"), "must be one of")
 })

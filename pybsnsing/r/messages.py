@@ -1,0 +1,222 @@
+"""Python messages in R's words, for the R package (``rbridge/``).
+
+The R package calls pybsnsing through :func:`call_for_r`, which runs a
+function, records its warnings and catches its exception, and returns every
+message rewritten by :func:`r_message` so that an R user reads R, not Python:
+
+* control names in R's spelling: ``max_rules`` -> ``max.rules``;
+* Python literals as R writes them: ``['a', 'b']`` -> ``c("a", "b")``,
+  ``('x', 1)`` -> ``c("x", 1)``, ``True``/``False``/``None`` -> ``TRUE``/
+  ``FALSE``/``NULL``, ``nan``/``inf`` -> ``NaN``/``Inf``.
+
+Text inside quotes (a column name, a level, a rule) is left alone, except
+that a quoted Python literal list is rewritten as a whole.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["call_for_r", "r_literal", "r_message"]
+
+#: Python names of the control parameters and R's names for them.
+R_CONTROL_NAMES = {
+    "bin_size": "bin.size",
+    "nseg_numeric": "nseg.numeric",
+    "nseg_factor": "nseg.factor",
+    "node_size": "node.size",
+    "stop_prob": "stop.prob",
+    "opt_model": "opt.model",
+    "opt_solver": "opt.solver",
+    "solver_timelimit": "solver.timelimit",
+    "max_rules": "max.rules",
+    "import_external": "import.external",
+    "suppress_internal": "suppress.internal",
+    "no_same_gender_children": "no.same.gender.children",
+    "greedy_level": "greedy.level",
+    "n0n1_cap": "n0n1.cap",
+    "keep_perfect_separation": "keep.perfect.separation",
+}
+
+#: Exceptions that mean "this input is wrong" (their text is the message);
+#: any other exception type is named in front of its text.
+_INPUT_ERRORS = ("ValueError", "TypeError", "KeyError")
+
+_WORDS = {"True": "TRUE", "False": "FALSE", "None": "NULL", "nan": "NaN", "inf": "Inf"}
+_NAME_RE = re.compile(r"\b(" + "|".join(sorted(R_CONTROL_NAMES, key=len, reverse=True)) + r")\b")
+_WORD_RE = re.compile(r"(?<![\w.'\"])(-?)(True|False|None|nan|inf)(?![\w'\"])")
+_QUOTED_RE = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+
+
+def r_literal(value: Any) -> str:
+    """One Python scalar or list as R code: ``"a"``, ``3``, ``TRUE``, ``NA``, ``c(...)``."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+        if not items:
+            return "c()"
+        head = "list(" if any(isinstance(v, (list, tuple)) for v in items) else "c("
+        return head + ", ".join(r_literal(v) for v in items) + ")"
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NA"
+        if math.isinf(value):
+            return "Inf" if value > 0 else "-Inf"
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return str(value)
+
+
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def _literal_at(text: str, start: int) -> tuple[int, str] | None:
+    """The Python list/tuple literal starting at ``text[start]`` as R code, with its end."""
+    open_ch = text[start]
+    close_ch = "]" if open_ch == "[" else ")"
+    depth = 0
+    quote = ""
+    i = start
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+            if depth == 0:
+                if ch != close_ch:
+                    return None
+                break
+        i += 1
+    else:
+        return None
+    try:
+        value = _literal_value(ast.parse(text[start:i + 1], mode="eval").body)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if open_ch == "(" and not (isinstance(value, tuple) and value):
+        return None  # "(2 splits)", "(0.5)" or "f()": prose, not a tuple
+    if not isinstance(value, (list, tuple)):
+        return None
+    return i + 1, r_literal(list(value))
+
+
+_NAMES = {"nan": math.nan, "inf": math.inf, "NaN": math.nan, "NA": math.nan}
+
+
+def _literal_value(node: ast.AST) -> Any:
+    """A list or tuple of scalars (``nan``, ``inf`` allowed) from its syntax tree (no eval)."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_scalar_value(e) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    raise ValueError("not a list")
+
+
+def _scalar_value(node: ast.AST) -> Any:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return _literal_value(node)
+    if isinstance(node, ast.Constant) and _scalar(node.value):
+        return node.value
+    if isinstance(node, ast.Name) and node.id in _NAMES:
+        return _NAMES[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _scalar_value(node.operand)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return -v
+    raise ValueError("not a scalar")
+
+
+def _plain_words(segment: str) -> str:
+    """Control names and Python words in unquoted text."""
+    segment = _NAME_RE.sub(lambda m: R_CONTROL_NAMES[m.group(1)], segment)
+    return _WORD_RE.sub(lambda m: m.group(1) + _WORDS[m.group(2)], segment)
+
+
+def r_message(text: str) -> str:
+    """A pybsnsing message as an R user should read it (see the module docstring)."""
+    if not isinstance(text, str):
+        text = str(text)
+    out: list[str] = []
+    plain_start = 0
+    i = 0
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        after_name = i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.")
+        if ch == "[" or ch == "(" and not after_name:
+            lit = _literal_at(text, i)
+            if lit is not None:
+                out.append(_plain_words(text[plain_start:i]))
+                end, code = lit
+                out.append(code)
+                i = plain_start = end
+                continue
+        elif ch in "'\"":
+            m = _QUOTED_RE.match(text, i)
+            # an apostrophe inside a word ("can't") does not open a quote
+            if m is not None and not (ch == "'" and i > 0 and text[i - 1].isalnum()):
+                out.append(_plain_words(text[plain_start:i]))
+                out.append(m.group(0))
+                i = plain_start = m.end()
+                continue
+        i += 1
+    out.append(_plain_words(text[plain_start:]))
+    return "".join(out)
+
+
+def _exception_text(exc: BaseException) -> str:
+    if isinstance(exc, KeyError) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        return exc.args[0]
+    text = str(exc)
+    return text if text else type(exc).__name__
+
+
+def call_for_r(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Call ``fn(*args, **kwargs)`` for the R package.
+
+    Returns ``{"value", "warnings", "error", "error_type"}``: the result (None
+    after an exception), the distinct warning messages and the exception's
+    message (None when there was none), all in R's words (:func:`r_message`).
+    A message of an exception other than ValueError, TypeError or KeyError
+    (and pybsnsing's own subclasses of them) starts with its type, e.g.
+    ``"OverflowError: ..."``: such an exception is not an expected input error.
+    """
+    value = None
+    error = None
+    error_type = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = fn(*args, **kwargs)
+        except Exception as exc:  # noqa: BLE001 - every error goes back to R as an R error
+            error_type = type(exc).__name__
+            text = r_message(_exception_text(exc))
+            expected = any(t.__name__ in _INPUT_ERRORS for t in type(exc).__mro__)
+            error = text if expected else f"{error_type}: {text}"
+    messages: list[str] = []
+    for w in caught:
+        text = r_message(str(w.message))
+        if text not in messages:
+            messages.append(text)
+    return {"value": value, "warnings": messages, "error": error, "error_type": error_type}
