@@ -26,7 +26,7 @@ import warnings
 import pytest
 import rdiff
 
-N_CASES = int(os.environ.get("PYBSNSING_RLIVE_CASES", "400"))
+N_CASES = int(os.environ.get("PYBSNSING_RLIVE_CASES", "600"))
 SEED0 = int(os.environ.get("PYBSNSING_RLIVE_SEED", "20261122"))
 
 
