@@ -710,3 +710,70 @@ def call_capturing_warnings(fn: Callable[..., Any], *args: Any, **kwargs: Any) -
         if text not in messages:
             messages.append(text)
     return {"value": value, "warnings": messages}
+
+
+def external_rules_for_r(columns: Sequence[Sequence[float] | float], names: Sequence[str] | str,
+                         y: Sequence[float] | float) -> list[str]:
+    """R bsnsing's ``import_external_rules(x, y)`` for the R package.
+
+    ``columns`` are the numeric columns of ``x`` (a list of plain lists, as
+    reticulate passes an R list of vectors), ``names`` their names and ``y``
+    the 0/1 response. Returns the question texts rpart (``maxdepth = 2``)
+    proposes, computed natively by
+    :func:`pybsnsing.external.external_questions`: every ``"v < c"``, then
+    every ``"v >= c"``, in rpart's split-table order.
+    """
+    from ..external import external_questions
+
+    names = [str(n) for n in _as_list(names)]
+    cols = [_as_list(c) for c in _as_list(columns)]
+    yv = np.asarray(_as_list(y), dtype=np.float64)
+    X = (np.column_stack([np.asarray(c, dtype=np.float64) for c in cols]) if cols
+         else np.empty((yv.shape[0], 0)))
+    texts, _ = external_questions(X, names, yv)
+    return list(texts)
+
+
+def numeric_cuts_for_r(x: Sequence[float] | float, name: str, y: Sequence[float] | float,
+                       target: int, segments: float, node_size: float) -> dict[str, Any]:
+    """R bsnsing's ``binarize.numeric`` for the R package: the cuts of one column.
+
+    Returns ``{"kind", "texts", "gt", "lt"}``: ``kind`` is ``"cuts"``,
+    ``"perfect"`` or ``"empty"`` (:func:`pybsnsing.questions.numeric_cuts`),
+    ``texts`` the column names (or the perfect rule) R writes, ``gt``/``lt``
+    the exact ``>`` and ``<`` cuts (ascending) whose 0/1 columns R builds.
+    """
+    from ..questions import numeric_cuts
+
+    res = numeric_cuts(np.asarray(_as_list(x), dtype=np.float64),
+                       np.asarray(_as_list(y), dtype=np.float64), target, segments,
+                       node_size)
+    return {"kind": res.kind, "texts": res.texts(str(name)),
+            "gt": res.gt.tolist(), "lt": res.lt.tolist()}
+
+
+def enum_search_for_r(nrows: int, ncols: int, y: Sequence[int] | int, x: Sequence[int] | int,
+                      grp: Sequence[int] | int, max_rules: int, max_time: float,
+                      node_size: int, no_same_gender_children: bool) -> dict[str, Any]:
+    """R bsnsing's ``rcpp_bslearn`` for the R package, by :func:`pybsnsing.search.enum_search`.
+
+    ``x`` is the 0/1 question matrix as R stores it (column after column),
+    ``grp`` the group of each column. Returns R's list: ``sol_cols`` (0-based
+    columns of the best rule), ``sol_n_cols``, ``sol_vbest`` (its objective
+    value; ``n0*n1/2`` when no rule was found) and ``neval``.
+    """
+    from ..search import enum_search
+
+    nrows, ncols = int(nrows), int(ncols)
+    xv = np.asarray(_as_list(x), dtype=np.int64)
+    if xv.shape[0] != nrows * ncols:
+        raise ValueError(f"input_x has {xv.shape[0]} values, but nrows * ncols is "
+                         f"{nrows * ncols}")
+    B = xv.reshape((ncols, nrows)).T if nrows * ncols else np.zeros((nrows, ncols), np.int64)
+    res = enum_search(B, np.asarray(_as_list(y), dtype=np.int64),
+                      np.asarray(_as_list(grp), dtype=np.int64), max_rules=int(max_rules),
+                      node_size=int(node_size),
+                      no_same_gender_children=bool(no_same_gender_children),
+                      time_limit=float(max_time), solver="enum_c")
+    return {"sol_cols": [int(c) for c in res.cols], "sol_n_cols": len(res.cols),
+            "sol_vbest": float(res.objval), "neval": int(res.neval)}

@@ -74,3 +74,137 @@ bslearn <- function(bx, y, control = bscontrol()) {
          reticulate::py_get_attr(res, "neval")))),
        cols = cols + 1L)
 }
+
+#' Code a two-valued response as 0/1
+#'
+#' R bsnsing's \code{binarize.y}: codes a response with two distinct values
+#' as 0/1 the way \code{\link{bsnsing}()} does. For a factor (or a character
+#' vector, turned into a factor) the last level present is coded 1; a level
+#' named \code{"all.other"} is always coded 0. For numbers the larger value is
+#' coded 1; for logicals \code{TRUE}. Missing values stay missing (and count
+#' as one of the values, as in R bsnsing).
+#'
+#' Unlike R bsnsing 1.0.1, a numeric response whose smaller value is 1 (such
+#' as 1/2) is coded correctly (R bsnsing codes every value 0 then; pybsnsing
+#' fixes this, see its README, Q2).
+#'
+#' @param y the response: a factor, character, numeric, integer or logical
+#'   vector with exactly two distinct values.
+#' @param verbose print the coding.
+#' @return A list with \code{y} (the 0/1 codes: integer for a factor,
+#'   character or logical response, otherwise of the type of \code{y}),
+#'   \code{coding.scheme} (the text \code{bsnsing()} prints) and
+#'   \code{ycode} (the values coded 0 and 1, in that order).
+#' @examples
+#' binarize.y(factor(c("good", "bad", "good", "good", "bad")))
+#' binarize.y(c(TRUE, FALSE, FALSE, FALSE, TRUE))$y
+#' binarize.y(c(1, 2, 2, 1, 2))$ycode
+#' @export
+binarize.y <- function(y, verbose = FALSE) {
+  here <- sys.call()
+  if (is.character(y)) y <- as.factor(y)
+  ok <- (is.numeric(y) || is.logical(y) || is.factor(y)) && is.null(dim(y)) &&
+    (!is.object(y) || is.factor(y))
+  if (!ok) {
+    stop(simpleError(sprintf(paste("the response must be a factor, character, numeric,",
+                                   "integer or logical vector, not %s"), .describe(y)), here))
+  }
+  if (is.factor(y)) {
+    present <- levels(y)[sort(unique(as.integer(y[!is.na(y)])), decreasing = TRUE)]
+    if (length(present) != 2L) {
+      stop(simpleError(sprintf("the response must have two distinct levels, not %d",
+                               length(present)), here))
+    }
+    one <- if ("all.other" %in% present) setdiff(present, "all.other") else present[1L]
+    zero <- setdiff(present, one)
+    coded <- ifelse(y == one, 1L, 0L)
+    scheme <- if (zero == "all.other") {
+      paste("Response coding:", one, "==> 1  ", "all.other ==> 0")
+    } else {
+      paste("Response coding:", one, "==> 1  ", zero, "==> 0")
+    }
+    ycode <- c(zero, one)
+  } else {
+    values <- unique(y)
+    if (length(values) != 2L) {
+      stop(simpleError(sprintf("the response must have two distinct values, not %d",
+                               length(values)), here))
+    }
+    if (is.logical(y)) {
+      coded <- as.integer(y)
+      scheme <- "Response coding: True ==> 1   False ==> 0"
+      ycode <- c(FALSE, TRUE)
+    } else {
+      hi <- max(y)
+      lo <- min(y)
+      coded <- y
+      coded[] <- ifelse(y == hi, 1L, 0L)
+      scheme <- paste("Response coding:", hi, "==> 1  ", lo, "==> 0")
+      ycode <- c(lo, hi)
+    }
+  }
+  if (verbose) cat(paste(scheme, "\n"))
+  list(y = coded, coding.scheme = scheme, ycode = ycode)
+}
+
+#' Split rules proposed by other tree packages
+#'
+#' R bsnsing's \code{import_external_rules}: the questions that rpart
+#' (\code{maxdepth = 2}, a regression tree on the 0/1 response) proposes for
+#' the data, \code{"v < c"} for every split and competitor split of its table
+#' with a positive count, then \code{"v >= c"} for the same rows. These are
+#' the questions \code{bsnsing()} adds at each node when
+#' \code{import.external = TRUE}. pybsnsing computes them natively (its replay
+#' of rpart 4.1.19, identical to R's rpart; no R package is needed). R
+#' bsnsing also asks 'party', 'C50' and 'tree' when they are installed; R
+#' bsnsing 1.0.1 as used for pybsnsing's reference results had none of them,
+#' and pybsnsing does not either.
+#'
+#' @param x a data frame (or matrix) of numeric or logical columns without
+#'   missing values, such as the design matrix of a node.
+#' @param y the 0/1 response (or logical).
+#' @param verbose print the rules found.
+#' @return A character vector of rules, or \code{NULL} when rpart proposes
+#'   none (as R bsnsing returns).
+#' @examples
+#' if (pybsnsing_available()) {
+#'   y <- as.integer(auto$origin == "USA")
+#'   import_external_rules(auto[, c("mpg", "displacement", "weight")], y)
+#' }
+#' @export
+import_external_rules <- function(x, y, verbose = FALSE) {
+  here <- sys.call()
+  x <- .check_data(x, here, what = "x")
+  if (length(y) != nrow(x)) {
+    stop(simpleError(sprintf("'y' has %d values but 'x' has %d rows", length(y), nrow(x)), here))
+  }
+  if (is.factor(y) || is.character(y)) {
+    stop(simpleError(paste("'y' must be the 0/1 response (numeric or logical); code a",
+                           "factor first, e.g. binarize.y(y)$y"), here))
+  }
+  y <- if (is.logical(y)) as.integer(y) else y
+  if (!is.numeric(y) || anyNA(y) || !all(y %in% c(0, 1))) {
+    stop(simpleError("'y' must hold only the values 0 and 1 (no missing values)", here))
+  }
+  for (j in seq_along(x)) {
+    v <- x[[j]]
+    if (!(is.numeric(v) || is.logical(v)) || is.object(v)) {
+      stop(simpleError(sprintf(paste("column '%s' is %s; the rules are asked of numeric",
+                                     "columns (code factors first, e.g. with model.matrix())"),
+                               names(x)[j], .describe(v)), here))
+    }
+    if (any(!is.finite(v))) {
+      stop(simpleError(sprintf(paste("column '%s' has missing or infinite values; impute",
+                                     "them first (bsnsing() uses the column medians)"),
+                               names(x)[j]), here))
+    }
+  }
+  cols <- lapply(unname(as.list(x)), function(v) as.list(as.numeric(v)))
+  rules <- reticulate::py_to_r(.pycall(.py_convert()$external_rules_for_r, cols,
+                                       as.list(names(x)), as.list(as.numeric(y)), call = here))
+  rules <- as.character(unlist(rules))
+  if (verbose && length(rules)) {
+    print(paste0("Candidate rules from rpart::rpart: ", paste(rules, collapse = ",")))
+  }
+  if (length(rules)) rules else NULL
+}

@@ -152,26 +152,6 @@ test_that("binarize() and bslearn() wrap pybsnsing", {
   expect_error(bslearn(bx, y[-1]), "Dimensions of bx and y do not match")
 })
 
-test_that("plot() writes the tree to a file, or says why it cannot", {
-  skip_if_no_pybsnsing()
-  bs <- bsnsing(Species ~ ., data = iris, import.external = FALSE)
-  export <- reticulate::import("pybsnsing.export", convert = FALSE)
-  skip_if_not(reticulate::py_has_attr(export, "to_latex"), "pybsnsing has no tree drawing yet")
-  dir <- tempfile()
-  dir.create(dir)
-  out <- suppressMessages(plot(bs[[2]], file = file.path(dir, "tree.tex")))
-  expect_identical(out, file.path(dir, "tree.tex"))
-  tex <- readLines(out)
-  expect_true(any(grepl("pstree", tex)))
-  expect_output(plot(bs[[2]]), "documentclass")
-  png <- file.path(dir, "tree.png")
-  res <- tryCatch(suppressMessages(plot(bs[[2]], file = png)), error = function(e) e)
-  if (!inherits(res, "error") && identical(res, png)) {
-    expect_true(file.exists(png) && file.size(png) > 0)
-  }
-  expect_output(plot(bs), "plotting each tree separately")
-})
-
 test_that("predict(): Python warnings become R warnings; impute = TRUE", {
   skip_if_no_pybsnsing()
   d <- data.frame(y = factor(rep(c("a", "b"), each = 20)),
