@@ -16,6 +16,8 @@ that a quoted Python literal list is rewritten as a whole.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import math
 import re
 import warnings
@@ -195,9 +197,13 @@ def _exception_text(exc: BaseException) -> str:
 def call_for_r(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
     """Call ``fn(*args, **kwargs)`` for the R package.
 
-    Returns ``{"value", "warnings", "error", "error_type"}``: the result (None
-    after an exception), the distinct warning messages and the exception's
-    message (None when there was none), all in R's words (:func:`r_message`).
+    Returns ``{"value", "warnings", "error", "error_type", "stdout",
+    "stderr"}``: the result (None after an exception), the distinct warning
+    messages and the exception's message (None when there was none), all in
+    R's words (:func:`r_message`), and what the call printed on
+    ``sys.stdout`` (e.g. the ``verbose`` trace) and ``sys.stderr``, which R
+    prints with ``cat()`` and ``message()`` so that ``sink()``,
+    ``capture.output()`` and knitr see it.
     A message of an exception other than ValueError, TypeError or KeyError
     (and pybsnsing's own subclasses of them) starts with its type, e.g.
     ``"OverflowError: ..."``: such an exception is not an expected input error.
@@ -205,7 +211,9 @@ def call_for_r(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, A
     value = None
     error = None
     error_type = None
-    with warnings.catch_warnings(record=True) as caught:
+    out, err = io.StringIO(), io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         warnings.simplefilter("always")
         try:
             value = fn(*args, **kwargs)
@@ -219,4 +227,5 @@ def call_for_r(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, A
         text = r_message(str(w.message))
         if text not in messages:
             messages.append(text)
-    return {"value": value, "warnings": messages, "error": error, "error_type": error_type}
+    return {"value": value, "warnings": messages, "error": error, "error_type": error_type,
+            "stdout": out.getvalue(), "stderr": err.getvalue()}

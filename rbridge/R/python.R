@@ -188,7 +188,8 @@ install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
   trimws(msg)
 }
 
-# Call a Python function: Python warnings become R warnings and Python
+# Call a Python function: what it prints goes to R's console (stdout with
+# cat(), stderr with message()), Python warnings become R warnings and Python
 # exceptions become R errors (class "pybsnsing_error") with Python's message
 # in R's words (pybsnsing.r.messages: max.rules, c("a", "b"), TRUE), raised
 # from `call` (by default the exported function that called .pycall()).
@@ -201,6 +202,10 @@ install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
   }
   res <- tryCatch(messages$call_for_r(fn, ...),
                   error = function(e) fail(.clean_message(e)))
+  out <- reticulate::py_to_r(reticulate::py_get_item(res, "stdout"))
+  if (length(out) && nzchar(out)) cat(out)
+  err_text <- reticulate::py_to_r(reticulate::py_get_item(res, "stderr"))
+  if (length(err_text) && nzchar(err_text)) message(sub("\n$", "", err_text))
   for (w in reticulate::py_to_r(reticulate::py_get_item(res, "warnings"))) {
     warning(simpleWarning(w, call = call))
   }
