@@ -21,7 +21,9 @@ class ControlWarning(UserWarning):
     """A control value was out of range and has been replaced."""
 
 
-_SOLVERS = ("enum_c", "enum", "enum_py")
+_SOLVERS = ("enum_c", "enum", "enum_py", "highs", "greedy")
+#: R's MIP solvers (R bsnsing's GitHub version): accepted, HiGHS is used with a warning
+_R_MIP_SOLVERS = ("gurobi", "cplex", "lpSolve")
 _EXTERNAL = (True, False, "rpart", "r")
 
 
@@ -39,17 +41,27 @@ class BsControl:
         node_size: minimum rows on each side of a split; 0 means
             ``floor(sqrt(n_train))``, fixed once for the whole tree.
         stop_prob: a child whose majority share is at least this is a leaf.
-        opt_model: ``"gini"`` (``"error"`` is accepted and, as in R 1.0.1, ignored).
+        opt_model: ``"gini"`` (maximise the Gini reduction) or ``"error"``
+            (minimise ``n1*FP + n0*FN``, paper's OPT-E). Used by ``"highs"`` and
+            ``"greedy"``; the ENUM solvers ignore it, as R 1.0.1 does.
         opt_solver: ``"enum_c"`` (numba kernel, default), ``"enum"`` (same
-            kernel, R's interpreted name) or ``"enum_py"`` (NumPy reference).
-        solver_timelimit: CPU seconds for one split search, checked after each level.
+            kernel, R's interpreted name), ``"enum_py"`` (NumPy reference),
+            ``"highs"`` (the split as a MIP solved by HiGHS; needs
+            ``pip install "pybsnsing[mip]"``) or ``"greedy"`` (R's greedy
+            solver); see :mod:`pybsnsing.mip`. R's ``"gurobi"``, ``"cplex"``
+            and ``"lpSolve"`` are accepted with a warning and HiGHS is used.
+        solver_timelimit: seconds for one split search: CPU seconds checked after
+            each level for ENUM, HiGHS's (wall-clock) time limit for ``"highs"``.
         max_rules: most questions OR-ed in one split rule (1 to 10).
         import_external: add rpart's split points as questions: ``True`` or
             ``"rpart"`` (native implementation), ``"r"`` (R's rpart via rpy2) or ``False``.
         suppress_internal: use only the external questions.
         no_same_gender_children: only accept splits whose children have
             different majority classes.
-        greedy_level, n0n1_cap: kept for R compatibility; unused, as in R 1.0.1.
+        greedy_level: in [0, 1]; the greedy solver adds a question only while the
+            objective falls below ``greedy_level`` times the current one.
+        n0n1_cap: kept for R compatibility; unused by the tree (R's cap on the pair
+            variables of its MIP; ``pybsnsing.mip.mip_search(formulation="theta")``).
         verbose: print a trace while growing.
         keep_perfect_separation: fix R's quirk that drops a numeric variable
             which separates the classes perfectly at a node. ``False``
@@ -120,6 +132,13 @@ class BsControl:
             raise ValueError(f"max_rules must be an integer from 1 to 10, got {self.max_rules}.")
         if self.solver_timelimit <= 0:
             raise ValueError(f"solver_timelimit must be positive, got {self.solver_timelimit}.")
+        if self.opt_solver in _R_MIP_SOLVERS:
+            warn(f"opt_solver {self.opt_solver!r} is not available in pybsnsing; 'highs' "
+                 "(the HiGHS MIP solver) is used instead.")
+            self.opt_solver = "highs"
+        if not 0.0 <= self.greedy_level <= 1.0:
+            warn(f"greedy_level must be in [0, 1]; 0.9 was used instead of {self.greedy_level}.")
+            self.greedy_level = 0.9
         if self.opt_solver not in _SOLVERS:
             raise ValueError(f"opt_solver must be one of {_SOLVERS}, got {self.opt_solver!r}.")
         if self.opt_model not in ("gini", "error"):

@@ -18,6 +18,9 @@ Two implementations give identical ``cols``, ``objval`` and ``neval``:
   parents counted in parallel only when large, the accept/prune logic always sequential;
 * ``solver="enum_py"``: a plain NumPy transliteration of the C code, used as the oracle.
 
+``solver="highs"`` (the split as a MIP, solved by HiGHS) and ``solver="greedy"`` (R's greedy
+solver) are in :mod:`pybsnsing.mip`; :func:`enum_search` and :func:`bslearn` dispatch to them.
+
 The interpreted R solver ``opt.solver = "enum"`` counts ``neval`` without the candidates
 rejected by ``node.size``; both names here give the C count (the fixtures' count).
 
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,8 +53,11 @@ __all__ = [
     "MAX_RULES_CAP",
 ]
 
-#: accepted values of ``solver`` / ``opt_solver``
-SOLVERS = ("enum_c", "enum", "enum_py")
+#: accepted values of ``solver`` / ``opt_solver`` (``"highs"`` and ``"greedy"``: the MIP and
+#: R's greedy solver of :mod:`pybsnsing.mip`)
+SOLVERS = ("enum_c", "enum", "enum_py", "highs", "greedy")
+#: R's MIP solver names: HiGHS is used instead, with a warning
+_R_MIP_SOLVERS = ("gurobi", "cplex", "lpSolve")
 #: R's C code keeps rules in fixed arrays of 10 columns
 MAX_RULES_CAP = 10
 #: above this many questions the Gram matrices (2 x m^2 int32) are not built
@@ -502,6 +509,8 @@ def enum_search(
     no_same_gender_children: bool = False,
     time_limit: float = 180.0,
     solver: str = "enum_c",
+    model: str = "gini",
+    greedy_level: float = 0.9,
 ) -> SearchResult:
     """Find the best OR-rule of at most ``max_rules`` questions (R's ``rcpp_bslearn``).
 
@@ -520,6 +529,12 @@ def enum_search(
             of extensions, as R does.
         solver: ``"enum_c"`` or ``"enum"`` (numba kernels) or ``"enum_py"`` (NumPy oracle).
             All give identical results, ``neval`` always counted as R's C code counts.
+            ``"highs"`` (the MIP, :func:`pybsnsing.mip.mip_search`; R's ``"gurobi"``,
+            ``"cplex"`` and ``"lpSolve"`` are accepted with a warning) and ``"greedy"``
+            (R's greedy solver, :func:`pybsnsing.mip.greedy_search`).
+        model: ``"gini"`` or ``"error"``; used only by ``"highs"`` and ``"greedy"`` (ENUM
+            always minimises the Gini objective, as R 1.0.1 does).
+        greedy_level: used only by ``"greedy"``.
 
     Returns:
         :class:`SearchResult`.
@@ -528,8 +543,20 @@ def enum_search(
         ValueError, TypeError: on malformed inputs (non-0/1 values, NaN, length mismatch,
             empty matrix, groups of the wrong length, max_rules outside 1..10, ...).
     """
+    if solver in _R_MIP_SOLVERS:
+        from .control import ControlWarning
+
+        warnings.warn(f"opt_solver {solver!r} is not available in pybsnsing; HiGHS ('highs') "
+                      "is used instead", ControlWarning, stacklevel=2)
+        solver = "highs"
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    if solver in ("highs", "greedy"):
+        from .mip import split_search
+
+        return split_search(B, y, groups, solver=solver, max_rules=max_rules,
+                            node_size=node_size, no_same_gender_children=no_same_gender_children,
+                            time_limit=time_limit, model=model, greedy_level=greedy_level)
     Bm = _as_binary_matrix(B)
     n, m = Bm.shape
     yv = _as_binary_vector(y, n)
@@ -604,6 +631,8 @@ _CONTROL_DEFAULTS: dict[str, Any] = {
     "no_same_gender_children": False,
     "solver_timelimit": 180.0,
     "opt_solver": "enum_c",
+    "opt_model": "gini",
+    "greedy_level": 0.9,
 }
 
 
@@ -623,9 +652,11 @@ def bslearn(bx: Any, y: Any, control: Any = None, groups: Any = None) -> Bslearn
             column its own group unless ``groups`` is given).
         y: 0/1 labels, one per row of ``bx``.
         control: any object with attributes ``max_rules``, ``node_size``,
-            ``no_same_gender_children``, ``solver_timelimit`` and ``opt_solver`` (e.g. a
-            ``pybsnsing.control.BsControl``); missing attributes and ``None`` take R's
-            ``bscontrol()`` defaults: 2, 0, False, 180, ``"enum_c"``.  ``node_size`` is used
+            ``no_same_gender_children``, ``solver_timelimit``, ``opt_solver``,
+            ``opt_model`` and ``greedy_level`` (e.g. a ``pybsnsing.control.BsControl``);
+            missing attributes and ``None`` take R's ``bscontrol()`` defaults: 2, 0, False,
+            180, ``"enum_c"``, ``"gini"``, 0.9 (``opt_model`` and ``greedy_level`` matter only
+            for ``opt_solver = "highs"`` / ``"greedy"``).  ``node_size`` is used
             as given: 0 is no constraint here (R's automatic ``floor(sqrt(n))`` happens in
             ``bsnsing.default`` before the tree is grown, not in ``bslearn``).
         groups: optional explicit group ids (one per column); overrides the names.
@@ -654,6 +685,8 @@ def bslearn(bx: Any, y: Any, control: Any = None, groups: Any = None) -> Bslearn
         no_same_gender_children=settings["no_same_gender_children"],
         time_limit=settings["solver_timelimit"],
         solver=str(settings["opt_solver"]),
+        model=str(settings["opt_model"]),
+        greedy_level=settings["greedy_level"],
     )
     rules = " | ".join(names[c] for c in res.cols)
     return BslearnResult(cols=res.cols, rules=rules, n_rules=len(res.cols), objval=res.objval,

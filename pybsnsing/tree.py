@@ -302,7 +302,7 @@ class _Grower:
                 pack_dense_into(np.ascontiguousarray(ext_B, dtype=np.uint8), rows, self.slot,
                                 Xp, Xn, np.int64(m_int))
             result = enum_search_packed(Xp, Xn, n1, n0, grp, **kw)
-        else:  # the NumPy oracle (or an unknown name, which enum_search reports)
+        else:  # the NumPy oracle, the MIP / greedy solvers (mip.py), or an unknown name
             blocks = []
             if qs is not None and m_int:
                 self.pos[rows] = np.arange(nobs, dtype=np.int64)
@@ -311,7 +311,8 @@ class _Grower:
                 blocks.append(np.asarray(ext_B, dtype=np.uint8))
             B = blocks[0] if len(blocks) == 1 else np.hstack(blocks)
             yt = (self.y.take(rows) == target).astype(np.uint8)
-            result = enum_search(B, yt, grp, solver=solver, **kw)
+            result = enum_search(B, yt, grp, solver=solver, model=control.opt_model,
+                                 greedy_level=control.greedy_level, **kw)
         if not result.cols:
             return ""
         return " | ".join(text(j) for j in result.cols)

@@ -61,7 +61,7 @@ def test_out_of_range_values_warn_and_are_replaced(kwargs, attr, used):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"max_rules": 0}, {"max_rules": 11}, {"opt_solver": "cplex"}, {"import_external": "party"},
+    [{"max_rules": 0}, {"max_rules": 11}, {"opt_solver": "nope"}, {"import_external": "party"},
      {"opt_model": "entropy"}, {"solver_timelimit": 0}],
 )
 def test_invalid_values_raise(kwargs):

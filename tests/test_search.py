@@ -389,7 +389,7 @@ def test_bslearn_defaults_and_arrays():
     none = bslearn(np.ones((5, 2), dtype=int), [1, 0, 1, 0, 1])
     assert none.rules == "" and none.n_rules == 0 and none.cols == ()
     with pytest.raises(ValueError, match="solver"):
-        bslearn(B, y, SimpleNamespace(opt_solver="gurobi"))
+        bslearn(B, y, SimpleNamespace(opt_solver="nope"))
 
 
 # ---------------------------------------------------------------------------------------
