@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             r_errors[r.error.split("\n")[0][:70]] += 1
         if kind == "different":
             different.append((case, diffs))
+            print(f"\nDIFFERENT seed {seed}: {diffs[0][:300]}", flush=True)
     elapsed = time.perf_counter() - t0
 
     comparable = counts["identical"] + counts["different"] + counts["R predict error"]

@@ -301,6 +301,8 @@ def generate_case(seed: int, *, max_rows: int = 400) -> Case:
     for key, draw in choices.items():
         if rng.random() < 0.35:
             ctl[key] = draw()
+    if ctl.get("max.rules", 2) >= 4 and (n > 150 or len(cols) > 4):
+        ctl["max.rules"] = 3  # R's own search takes minutes there
     if ctl.get("suppress.internal") and not ctl.get("import.external", True):
         ctl["suppress.internal"] = False
 
