@@ -4,7 +4,10 @@
 * :func:`murtree` — on a data frame through a formula (design matrix as
   bsnsing builds it, non-binary columns binarised);
 * :class:`OptimalTreeModel` — the fitted tree: ``predict``, ``summary``,
-  ``to_dict``/``from_dict``.
+  ``to_dict``/``from_dict``;
+* :func:`dpdt_fit` / :func:`dpdt` — DPDT (Kohler et al.): the best tree for every
+  trade-off between training errors and the expected number of tests, in one solve
+  (:class:`DPDTResult`; :mod:`pybsnsing.optimal.dpdt`).
 
 The search runs in numba kernels (:mod:`pybsnsing.kernels.murtree`): the
 specialised depth-two solver on per-class frequency counters (bit-packed
@@ -14,14 +17,19 @@ on ties, the sparse objective, multi-class data and a time limit.
 """
 
 from .binarize import QuantileBinarizer
+from .dpdt import DPDTResult, DPDTTreeModel, dpdt, dpdt_fit
 from .formula import murtree
 from .model import OptimalTreeModel, OptimalTreeNode
 from .solver import murtree_fit
 
 __all__ = [
+    "DPDTResult",
+    "DPDTTreeModel",
     "OptimalTreeModel",
     "OptimalTreeNode",
     "QuantileBinarizer",
+    "dpdt",
+    "dpdt_fit",
     "murtree",
     "murtree_fit",
 ]
