@@ -416,7 +416,7 @@ def test_bslearn_defaults_and_arrays():
         ([[0, 1], [1, 0]], [0, 1], {"max_rules": 2.5}, TypeError, "max_rules"),
         ([[0, 1], [1, 0]], [0, 1], {"node_size": -1}, ValueError, "node_size"),
         ([[0, 1], [1, 0]], [0, 1], {"time_limit": -1}, ValueError, "time_limit"),
-        ([[0, 1], [1, 0]], [0, 1], {"solver": "cplex"}, ValueError, "solver"),
+        ([[0, 1], [1, 0]], [0, 1], {"solver": "nope"}, ValueError, "solver"),
     ],
 )
 def test_bad_inputs(B, y, kw, exc, match):
