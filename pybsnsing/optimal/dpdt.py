@@ -854,7 +854,7 @@ class DPDTResult:
 
     def tree_at(self, alpha: float) -> DPDTTreeModel:
         """The tree DPDT selects for ``alpha`` (any alpha >= 0, not only the grid)."""
-        v = _select(self.hull.errors.to_numpy(), self.hull.T.to_numpy(), alpha)
+        v = _select(self.hull.errors.to_numpy(), self.hull["T"].to_numpy(), alpha)
         return self._vertex_tree(v)
 
     @property
@@ -864,7 +864,7 @@ class DPDTResult:
     def objective(self, alpha: float) -> float:
         """The optimal ``L_alpha`` (errors / N + alpha * expected tests) at ``alpha``."""
         E = self.hull.errors.to_numpy()
-        T = self.hull.T.to_numpy()
+        T = self.hull["T"].to_numpy()
         v = _select(E, T, alpha)
         return (float(E[v]) + float(alpha) * float(T[v])) / self.n_samples
 
