@@ -204,7 +204,7 @@ def table2(args) -> str:
                 res[K]["tests"].append(_tree_tests(best, Xte))
                 res[K]["n"].append(len(r.front))
                 fronts[K] = r
-            (path, w, _c) = timed(lambda: cart_pruning_path(cart_fit(Xtr, ytr, 5)))
+            (path, w, _c) = timed(lambda X=Xtr, y=ytr: cart_pruning_path(cart_fit(X, y, 5)))
             scores = [(float(np.mean(t.predict(Xte) == yte)), -t.avg_tests, i)
                       for i, (_a, t) in enumerate(path)]
             acc, _neg, i = max(scores)
@@ -213,7 +213,7 @@ def table2(args) -> str:
             cres["tests"].append(_tree_tests(path[i][1], Xte))
             cres["n"].append(len(path))
             # Proposition 2 on the training data: DPDT's objective <= every CART subtree's
-            for K, r in fronts.items():
+            for r in fronts.values():
                 for a in np.linspace(0, 0.05, 26):
                     best_cart = min(t.objective + a * t.avg_tests * t.n_samples
                                     for _a, t in path) / len(ytr)
@@ -221,7 +221,7 @@ def table2(args) -> str:
                         dom = False
         P = PAPER2.get(name, (np.nan,) * 9)
         row = f"{name:10} |"
-        for i, K in enumerate(args.depths):
+        for K in args.depths:
             pi = {3: 0, 2: 1}.get(K)
             pa = P[pi] if pi is not None else np.nan
             pt = P[3 + pi] if pi is not None else np.nan

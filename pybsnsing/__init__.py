@@ -10,6 +10,7 @@ The public names:
 * :func:`read_csv` — R's ``read.csv`` value for value (column classes, factor levels,
   doubles bit for bit);
 * :func:`murtree`, :func:`murtree_fit` — MurTree optimal trees (:mod:`pybsnsing.optimal`);
+* :func:`dpdt`, :func:`dpdt_fit` — DPDT: the trees of every accuracy/complexity trade-off;
 * :class:`BsnsingClassifier` — the scikit-learn estimator (:mod:`pybsnsing.sklearn`);
 * :func:`warmup` — compile or load every numba kernel ahead of the first fit.
 
@@ -32,6 +33,8 @@ __version__ = "0.1.0"
 _LAZY = {
     "murtree": ("pybsnsing.optimal", "murtree"),
     "murtree_fit": ("pybsnsing.optimal", "murtree_fit"),
+    "dpdt": ("pybsnsing.optimal", "dpdt"),
+    "dpdt_fit": ("pybsnsing.optimal", "dpdt_fit"),
     "BsnsingClassifier": ("pybsnsing.sklearn", "BsnsingClassifier"),
     "roc_auc": ("pybsnsing.export.roc", "roc_auc"),
     "read_csv": ("pybsnsing.datasets._reader", "read_csv"),
@@ -48,6 +51,8 @@ __all__ = [
     "bscontrol",
     "bslearn",
     "bsnsing",
+    "dpdt",
+    "dpdt_fit",
     "load_model",
     "murtree",
     "murtree_fit",
