@@ -12,7 +12,9 @@ The public names:
 * :func:`murtree`, :func:`murtree_fit` — MurTree optimal trees (:mod:`pybsnsing.optimal`);
 * :func:`dpdt`, :func:`dpdt_fit` — DPDT: the trees of every accuracy/complexity trade-off;
 * :class:`BsnsingClassifier` — the scikit-learn estimator (:mod:`pybsnsing.sklearn`);
-* :func:`warmup` — compile or load every numba kernel ahead of the first fit.
+* :func:`warmup` — compile or load every numba kernel ahead of the first fit;
+* :class:`PybsnsingError` and its subclasses (:mod:`pybsnsing.errors`) — every
+  problem pybsnsing reports about its input is one of them.
 
 Heavy optional parts (MurTree, scikit-learn, plots) load on first use.
 """
@@ -24,6 +26,17 @@ from typing import Any
 
 from .api import bsnsing
 from .control import BsControl, bscontrol
+from .errors import (
+    DataError,
+    FormulaError,
+    InvalidParameterError,
+    ModelFileError,
+    PybsnsingError,
+    PybsnsingImportError,
+    PybsnsingKeyError,
+    PybsnsingTypeError,
+    PybsnsingValueError,
+)
 from .model import BsnsingModel, MBsnsingModel, load_model
 from .questions import binarize, binarize_numeric
 from .search import bslearn
@@ -45,7 +58,16 @@ __all__ = [
     "BsControl",
     "BsnsingClassifier",
     "BsnsingModel",
+    "DataError",
+    "FormulaError",
+    "InvalidParameterError",
     "MBsnsingModel",
+    "ModelFileError",
+    "PybsnsingError",
+    "PybsnsingImportError",
+    "PybsnsingKeyError",
+    "PybsnsingTypeError",
+    "PybsnsingValueError",
     "binarize",
     "binarize_numeric",
     "bscontrol",

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._progress import check_progress, fit_progress
 from .control import BsControl, resolve_control
 from .design import Design, DesignWarning, build_design, class_priors, code_response
 from .model import BsnsingModel, MBsnsingModel
@@ -45,15 +46,23 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
     """Fit a bsnsing tree (R bsnsing 1.0.1's ``bsnsing(formula, data, ...)``).
 
     Args:
-        formula: e.g. ``"Class ~ ."`` or ``"y ~ x1 + x2"`` (Wilkinson notation,
-            parsed by formulaic; ``.`` means every other column).
+        formula: e.g. ``"Class ~ ."`` or ``"y ~ x1 + x2"`` (R's notation, read
+            as data by :mod:`pybsnsing.formula`, never evaluated: ``.`` means
+            every other column; any column name in backticks, ```petal length```;
+            ``-`` removes a term; ``- 1`` drops the intercept; the transforms
+            ``log()``, ``sqrt()``, ``exp()``, ``abs()``, ``I(a + b)``, ``a:b``,
+            ``a*b`` of numeric columns).
         data: a pandas DataFrame. Factors should be pandas Categoricals (their
             level order decides the dummy columns and the response coding, as
             in R); string columns act as factors with levels sorted as R
             sorts them (see ``collation``); ordered Categoricals get R's
             polynomial contrasts (``contr.poly``).
         control: a :class:`~pybsnsing.control.BsControl` (``bscontrol()``) or a dict.
-        progress: show a progress bar (tqdm) over class trees / nodes.
+        progress: ``True`` shows a progress bar (tqdm) on standard error: the
+            nodes grown (two classes) or the class trees (three or more); it
+            needs ``pip install "pybsnsing[progress]"``. ``"auto"``: a bar only
+            where tqdm is importable, on a terminal, for fits longer than a
+            second (the command line's default). ``False`` (default): none.
         collation: how the levels of string (object) columns, predictors and
             response, are sorted: ``"r"`` (default) as R's ``sort()`` in R's
             default UTF-8 locales (ICU collation: ``a < ab < Ab < B``), which
@@ -68,25 +77,29 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
         (one tree per class against ``all.other``) for three or more.
 
     Raises:
-        TypeError, KeyError, ValueError: for bad input, with a message naming
-        the problem (see :func:`pybsnsing.design.build_design`).
+        PybsnsingError: for bad input, with a message naming the problem (see
+            :mod:`pybsnsing.errors`: ``FormulaError``, ``DataError``,
+            ``InvalidParameterError``, ...; each is also the ``ValueError``,
+            ``TypeError`` or ``KeyError`` callers expect).
     """
+    progress = check_progress(progress)
     ctrl = resolve_control(control, **control_kwargs)
     design, y = build_design(formula, data, collation=collation)
     response = code_response(y, collation=collation)
     call = _call_text(formula, ctrl, control_kwargs)
     if response.n_classes == 2:
-        return fit_binary(design, response.codes, list(response.levels), ctrl, call, formula)
+        with fit_progress(progress, 1) as bar:
+            return fit_binary(design, response.codes, list(response.levels), ctrl, call,
+                              formula, progress=bar)
     trees = []
     levels = response.levels
-    iterator = range(len(levels))
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(iterator, desc="class trees")
-    for k in iterator:
-        y01 = (response.codes == k).astype(np.int64)
-        trees.append(fit_binary(design, y01, ["all.other", levels[k]], ctrl, call, formula))
+    with fit_progress(progress, len(levels)) as bar:
+        for k in range(len(levels)):
+            y01 = (response.codes == k).astype(np.int64)
+            trees.append(fit_binary(design, y01, ["all.other", levels[k]], ctrl, call,
+                                    formula, progress=bar))
+            if bar is not None:
+                bar.tree_done()
     prior, changed = class_priors(response)
     if changed:
         warnings.warn(

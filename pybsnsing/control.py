@@ -10,9 +10,14 @@ as R does (but the warning states the value actually used).
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+
+from .errors import InvalidParameterError, PybsnsingError
 
 __all__ = ["BsControl", "bscontrol", "ControlWarning"]
 
@@ -87,7 +92,17 @@ class BsControl:
     keep_perfect_separation: bool = False
 
     def __post_init__(self) -> None:
-        self._validate()
+        _normalise_values(self)
+        if isinstance(self.import_external, (int, float)) and not isinstance(
+                self.import_external, bool):  # 0.0 would pass as False, yet mean "rpart"
+            raise InvalidParameterError("import_external must be True, False, 'rpart' or "
+                                        f"'r', got {self.import_external!r}.")
+        try:
+            self._validate()
+        except PybsnsingError:
+            raise
+        except (TypeError, ValueError) as exc:  # every check names its parameter
+            raise InvalidParameterError(str(exc)) from None
 
     def _validate(self) -> None:
         def warn(msg: str) -> None:
@@ -207,12 +222,12 @@ def _normalise_names(kwargs: dict[str, Any]) -> dict[str, Any]:
     for key, value in kwargs.items():
         name = _FROM_R.get(key, key)
         if name not in _FIELDS:
-            raise TypeError(
+            raise InvalidParameterError(
                 f"unknown control parameter {key!r}; valid names are: "
                 + ", ".join(sorted(_FIELDS))
             )
         if name in out:
-            raise TypeError(f"control parameter {name!r} given twice")
+            raise InvalidParameterError(f"control parameter {name!r} given twice")
         out[name] = value
     return out
 
@@ -237,36 +252,68 @@ def resolve_control(control: BsControl | dict[str, Any] | None, **kwargs: Any) -
     elif isinstance(control, dict):
         base = bscontrol(**control)
     else:
-        raise TypeError(f"control must be a BsControl, a dict or None, not {type(control)}")
+        raise InvalidParameterError(
+            f"control must be a BsControl, a dict or None, not {type(control).__name__}")
     return base.replace(**kwargs) if kwargs else base
 
 
+#: the largest whole number a control takes (R's .Machine$integer.max)
+_INT_MAX = 2**31 - 1
+
+
+def _normalise_values(control: BsControl) -> None:
+    """numpy scalars (``np.True_``, ``np.int64(3)``) and 0-d arrays -> Python values,
+    so that a control saves to JSON and compares as the plain values would."""
+    for f in dataclasses.fields(control):
+        value = getattr(control, f.name)
+        if isinstance(value, np.ndarray) and value.ndim == 0 or isinstance(value, np.generic):
+            setattr(control, f.name, value.item())
+        elif not isinstance(value, (bool, int, float, str)):
+            raise InvalidParameterError(
+                f"{f.name} must be a single number, string or True/False, got "
+                f"{type(value).__name__} {_short_repr(value)}")
+
+
+def _short_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a repr that fails says nothing useful
+        return "?"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _as_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not _is_number(value) or float(value) != int(float(value)):
-        raise TypeError(f"{name} must be a whole number, got {value!r}")
-    return int(value)
+    if isinstance(value, (bool, np.bool_)) or not _is_number(value):
+        raise InvalidParameterError(f"{name} must be a whole number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or abs(v) > _INT_MAX or v != int(v):
+        raise InvalidParameterError(
+            f"{name} must be a whole number from {-_INT_MAX} to {_INT_MAX}, got {value!r}")
+    return int(v)
 
 
 def _as_float(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not _is_number(value):
-        raise TypeError(f"{name} must be a number, got {value!r}")
+    if isinstance(value, (bool, np.bool_)) or not _is_number(value):
+        raise InvalidParameterError(f"{name} must be a number, got {value!r}")
     v = float(value)
     if v != v:
-        raise ValueError(f"{name} must not be NaN")
+        raise InvalidParameterError(f"{name} must not be NaN")
     return v
 
 
 def _as_bool(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if _is_number(value) and float(value) in (0.0, 1.0):
+    if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise TypeError(f"{name} must be True or False, got {value!r}")
+    if _is_number(value) and float(value) in (0.0, 1.0):
+        return bool(float(value))
+    raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
 
 
 def _is_number(value: Any) -> bool:
+    if isinstance(value, (str, bytes)) or isinstance(value, np.ndarray) and value.ndim:
+        return False
     try:
         float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return False
-    return not isinstance(value, str)
+    return True

@@ -10,46 +10,64 @@ This mirrors what R bsnsing 1.0.1 does through ``model.frame`` and
   a logical ``g`` becomes ``gTRUE``;
   numeric columns keep their names; string columns act as factors whose
   levels are sorted as R's ``sort()`` sorts them (ICU collation, see
-  :mod:`pybsnsing.rcollate`), as ``model.matrix`` makes them;
+  :mod:`pybsnsing.rcollate`), as ``model.matrix`` makes them; a formula
+  without intercept (``y ~ f + x - 1``) codes its first factor by indicators
+  of all its levels (``fa``, ``fb``, ``fc``), as ``model.matrix`` does;
+* factor levels are R's ``as.character`` of the categories, and new data are
+  matched to them the same way (``1`` matches the level ``"1"``);
 * missing predictor values: every design column becomes a double column (a
   missing factor value is missing in all of its dummies), and each column's
   missing values are replaced by the column's median over the training rows;
-* design column names containing any of ``+ < = > : / * ^ -`` or white space
-  are rejected, as in R ("invalid name");
+  pandas' nullable types (``string``, ``Int64``, ``boolean``, ``Float64``) and
+  their ``<NA>`` work as any other missing value;
+* design column names are written as the rules write them: a name that is
+  not a syntactic R name (``petal length``, ``cityNew York``, ``o^4``) in
+  backticks, as R deparses it (R bsnsing stops on such names with "invalid
+  name"; pybsnsing goes beyond it). Every other name is exactly R's;
 * duplicate design column names (a 0/1 factor ``V1`` gives a dummy ``V11``
   that clashes with a numeric ``V11``) are made unique the way R's
   ``make.unique`` does (``V11``, ``V11.1``), with a warning. R itself breaks
   on such rules; pybsnsing keeps the columns distinct.
 
-Formulas are parsed by formulaic (``y ~ .``, ``y ~ a + b``, ``y ~ . - c``);
-terms that are not plain columns (``log(x)``) are materialised by formulaic.
+Formulas are parsed by :mod:`pybsnsing.formula` (structurally, never
+evaluated); transform terms (``log(x)``, ``I(a + b)``, ``x:z``) are computed
+from its fixed list of functions and operators, at fit and at predict time.
 """
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from .errors import (
+    DataError,
+    FormulaError,
+    ModelFileError,
+    PybsnsingKeyError,
+    PybsnsingTypeError,
+    PybsnsingValueError,
+)
+from .formula import Term, evaluate_expr, parse_expr, parse_formula, term_label_is_plain
 from .rcollate import r_sort
 from .rcontrasts import contr_poly
-from .rnames import make_unique
+from .rnames import quote_name
 
 __all__ = [
     "Design",
     "Response",
+    "as_character",
     "build_design",
+    "check_frame",
     "class_priors",
     "code_response",
     "design_for_newdata",
     "design_from_dict",
     "design_to_dict",
 ]
-
-_INVALID_NAME = re.compile(r"[+<=>:/*^\-\s]")
 
 
 class DesignWarning(UserWarning):
@@ -84,15 +102,19 @@ class Design:
 
     Attributes:
         X: float64 array (n x p), missing values already replaced by medians.
-        names: design column names (unique).
+        names: design column names (unique), as the rules write them: R's
+            ``model.matrix`` names, in backticks where not syntactic.
         medians: the training median of each column (NaN where nothing was missing).
         terms: how each design column is computed from the data: a tuple
             ``("numeric", var)``, ``("dummy", var, level)``, ``("poly", var, k)``
-            (column k of ``contr.poly``), ``("logical", var)``
-            or ``("formulaic", term_index, column)`` (a term such as ``log(x)``,
-            evaluated by formulaic; it must be stateless to predict new data).
+            (column k of ``contr.poly``), ``("logical", var)`` (``varTRUE``),
+            ``("logical", var, 0)`` (``varFALSE``, a formula without intercept)
+            or ``("transform", index)`` (the product of the expressions
+            ``transforms[index]``, e.g. ``["log(x)"]`` or ``["x", "z"]``).
         variables: the data columns the predictors use.
         response_name: the response column.
+        factor_levels: the levels (R's ``as.character``) of each factor.
+        transforms: the expression texts of each transform term.
     """
 
     X: np.ndarray
@@ -102,81 +124,253 @@ class Design:
     variables: list[str]
     response_name: str
     factor_levels: dict[str, list] = field(default_factory=dict)
-    formulaic_terms: list[str] = field(default_factory=list)
+    transforms: list[list[str]] = field(default_factory=list)
     imputed: np.ndarray | None = None
 
 
-def _parse_formula(formula: str, data: pd.DataFrame) -> tuple[str, list[str]]:
-    """Return the response name and the right-hand-side term strings."""
-    from formulaic import Formula
-    from formulaic.errors import FormulaicError
-
-    if not isinstance(formula, str):
-        formula = str(formula)
-    if "~" not in formula:
-        raise ValueError(f"formula must have the form 'response ~ predictors', got {formula!r}")
-    lhs_text = formula.split("~", 1)[0].strip()
-    lhs_name = lhs_text.strip("`")
-    if not lhs_name:
-        raise ValueError(f"formula {formula!r} has no response")
-    if lhs_name not in data.columns:
-        raise KeyError(f"response column {lhs_name!r} of formula {formula!r} is not in data")
-    try:
-        parsed = Formula(
-            formula, _context={"__formulaic_variables_available__": list(data.columns)}
-        )
-    except FormulaicError as exc:
-        raise ValueError(f"cannot parse formula {formula!r}: {exc}") from exc
-    rhs_terms = [str(t) for t in parsed.rhs if str(t) != "1"]
-    # formulaic's '.' also takes the response when the lhs is not a plain name
-    rhs_terms = [t for t in rhs_terms if t != lhs_name]
-    return lhs_name, rhs_terms
+# ---------------------------------------------------------------------------
+# column names and column classes
+# ---------------------------------------------------------------------------
 
 
-def _factor_levels(col: pd.Series, collation: str = "r") -> list | None:
-    """Levels of a factor-like column (categorical or strings), else None."""
+def check_frame(data: Any, what: str = "data") -> None:
+    """``data`` must be a DataFrame with flat column names."""
+    if not isinstance(data, pd.DataFrame):
+        raise PybsnsingTypeError(f"{what} must be a pandas DataFrame, not {type(data).__name__}")
+    if isinstance(data.columns, pd.MultiIndex):
+        raise DataError(
+            f"{what} has MultiIndex (hierarchical) column names, e.g. {data.columns[0]!r}; "
+            "flatten them to strings first, e.g. "
+            "df.columns = ['_'.join(map(str, c)) for c in df.columns]")
+
+
+def _check_used_columns(data: pd.DataFrame, used: list, what: str = "data") -> None:
+    """The columns ``used`` must be strings and unique in ``data``."""
+    non_str = [c for c in used if not isinstance(c, str)]
+    if non_str:
+        raise DataError(
+            f"{what} has column names that are not strings: {non_str[:5]!r}; pybsnsing "
+            "needs string names (e.g. df.columns = df.columns.astype(str))")
+    counts = data.columns.value_counts()
+    dup = [c for c in used if counts.get(c, 0) > 1]
+    if dup:
+        raise DataError(
+            f"{what} has duplicate column names: {sorted(set(dup))!r}; make them unique first")
+
+
+def as_character(v: Any) -> str:
+    """R's ``as.character`` of one (non-missing) value: the text of a factor level."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, (int, float, np.integer, np.floating)):
+        from .rformat import format_r
+
+        return format_r(float(v))
+    return str(v)
+
+
+def _missing_mask(col: pd.Series) -> np.ndarray:
+    return np.asarray(pd.isna(col), dtype=bool)
+
+
+_NUMBER_TYPES = (int, float, np.integer, np.floating)
+
+
+def _is_object(dtype: Any) -> bool:
+    return isinstance(dtype, np.dtype) and dtype.kind == "O"
+
+
+def _object_class(col: pd.Series, var: str) -> str:
+    """``factor``, ``logical`` or ``numeric`` for an object column, from its values."""
+    values = col[~_missing_mask(col)].tolist()
+    if all(isinstance(v, str) for v in values):
+        return "factor" if values else "numeric"
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        return "logical"
+    if any(isinstance(v, (complex, np.complexfloating)) for v in values):
+        raise DataError(f"column {var!r} holds complex numbers; pybsnsing takes real "
+                        "numbers only (use the real part, the modulus or both as columns)")
+    if all(isinstance(v, _NUMBER_TYPES) and not isinstance(v, (bool, np.bool_))
+           for v in values):
+        return "numeric"
+    kinds = sorted({type(v).__name__ for v in values})
+    raise DataError(
+        f"column {var!r} mixes values of the types {kinds}; convert it to a pandas "
+        "Categorical (or strings) or to numbers")
+
+
+def column_class(col: pd.Series, var: str) -> str:
+    """The R class a predictor column acts as: ``factor``, ``ordered``, ``logical``
+    or ``numeric``. Raises :class:`DataError` for a column pybsnsing cannot use."""
+    dtype = col.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "ordered" if dtype.ordered else "factor"
+    if pd.api.types.is_bool_dtype(dtype) and not _is_object(dtype):
+        return "logical"
+    if pd.api.types.is_complex_dtype(dtype):
+        raise DataError(f"column {var!r} holds complex numbers ({dtype}); pybsnsing takes "
+                        "real numbers only (use the real part, the modulus or both as columns)")
+    if dtype.kind in "mM" or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype)) or (
+            isinstance(dtype, pd.DatetimeTZDtype)):
+        raise DataError(f"column {var!r} has the type {dtype}, which pybsnsing cannot use; "
+                        "convert it to numbers (e.g. days since a date) or to a Categorical")
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "numeric"
+    if _is_object(dtype):
+        return _object_class(col, var)
+    if pd.api.types.is_string_dtype(dtype):
+        return "factor"
+    raise DataError(f"column {var!r} has an unsupported type {dtype}")
+
+
+def _levels_of(col: pd.Series, var: str, cls: str, collation: str) -> list[str]:
+    """Levels (as R's ``as.character``) of a factor-like column."""
     if isinstance(col.dtype, pd.CategoricalDtype):
-        return list(col.cat.categories)
-    if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
-        values = col.dropna().unique().tolist()
-        if not all(isinstance(v, str) for v in values):
-            raise TypeError(
-                f"column {col.name!r} mixes strings and other values; "
-                "convert it to a pandas Categorical or to numbers"
-            )
-        return r_sort(values, collation)
-    return None
+        lv = [as_character(c) for c in col.cat.categories]
+        if len(set(lv)) < len(lv):
+            raise DataError(f"factor {var!r} has categories that print alike ({lv!r}); "
+                            "R's factor levels are strings and must be distinct")
+        return lv
+    values = col[~_missing_mask(col)].astype(object).unique().tolist()
+    return r_sort([str(v) for v in values], collation)
 
 
-def _is_logical(col: pd.Series) -> bool:
-    return pd.api.types.is_bool_dtype(col.dtype)
+def _level_codes(col: pd.Series, levels: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of each row into ``levels`` (-1 for missing or unseen) and the missing mask,
+    matching values as R's ``factor(x, levels)`` does (by ``as.character``)."""
+    miss = _missing_mask(col)
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        cats = [as_character(c) for c in col.cat.categories]
+        index = {lv: i for i, lv in enumerate(levels)}
+        remap = np.array([index.get(c, -1) for c in cats] + [-1], dtype=np.int64)
+        codes = col.cat.codes.to_numpy().astype(np.int64)
+        return remap[codes], miss
+    if pd.api.types.is_bool_dtype(col.dtype) and not _is_object(col.dtype):
+        keys = np.where(col.to_numpy(dtype=float, na_value=np.nan) == 1.0, "TRUE", "FALSE")
+    elif pd.api.types.is_numeric_dtype(col.dtype):
+        from .rformat import format_r_array
+
+        vals = col.to_numpy(dtype=float, na_value=np.nan)
+        keys = np.empty(len(vals), dtype=object)
+        ok = ~np.isnan(vals)
+        keys[ok] = format_r_array(vals[ok])
+    else:
+        raw = col.astype(object).to_numpy()
+        keys = np.array([None if m else as_character(v) for v, m in zip(raw, miss,
+                                                                          strict=True)],
+                        dtype=object)
+    cat = pd.Categorical(np.where(miss, None, keys), categories=pd.Index(levels, dtype=object))
+    return cat.codes.astype(np.int64), miss
 
 
-def _term_columns(
-    var: str, col: pd.Series, levels: dict[str, list], collation: str = "r"
-) -> tuple[list[str], list[np.ndarray], list[tuple]]:
-    """Design columns of one plain variable, R-named, with NaN for missing."""
-    lv = _factor_levels(col, collation)
-    if lv is not None:
+_R_LOGICAL = {"TRUE": 1.0, "true": 1.0, "True": 1.0, "T": 1.0,
+              "FALSE": 0.0, "false": 0.0, "False": 0.0, "F": 0.0}
+
+
+def _as_logical(col: pd.Series, var: str) -> np.ndarray:
+    """R's ``as.logical`` of a column as 1.0/0.0/NaN (strings ``"TRUE"``, ``"False"``,
+    ``"T"``... as R reads them; other strings are missing, with a warning)."""
+    dtype = col.dtype
+    if pd.api.types.is_bool_dtype(dtype) and not _is_object(dtype):
+        return col.to_numpy(dtype=float, na_value=np.nan)
+    if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_complex_dtype(dtype):
+        x = col.to_numpy(dtype=float, na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            return np.where(np.isnan(x), np.nan, (x != 0).astype(float))
+    if pd.api.types.is_complex_dtype(dtype):
+        raise DataError(f"column {var!r} holds complex numbers; it was logical in training")
+    miss = _missing_mask(col)
+    raw = col.astype(object).to_numpy()
+    out = np.full(len(raw), np.nan)
+    bad: list = []
+    for i, (v, m) in enumerate(zip(raw, miss, strict=True)):
+        if m:
+            continue
+        if isinstance(v, (bool, np.bool_)):
+            out[i] = float(v)
+        elif isinstance(v, _NUMBER_TYPES):
+            out[i] = float(v != 0) if v == v else np.nan
+        else:
+            got = _R_LOGICAL.get(as_character(v))
+            if got is None:
+                bad.append(v)
+            else:
+                out[i] = got
+    if bad:
+        warnings.warn(
+            f"{len(bad)} values of the logical column {var!r} are not TRUE/FALSE (e.g. "
+            f"{bad[0]!r}); they are treated as missing, as R's as.logical does",
+            DesignWarning,
+            stacklevel=4,
+        )
+    return out
+
+
+def _as_numeric(col: pd.Series, var: str, where: str = "") -> np.ndarray:
+    """A numeric column as float64 (NaN missing); at predict time other types are
+    coerced as R's ``as.numeric`` would (non-numbers become missing, with a warning)."""
+    dtype = col.dtype
+    if pd.api.types.is_complex_dtype(dtype):
+        raise DataError(f"column {var!r} holds complex numbers{where}; pybsnsing takes real "
+                        "numbers only")
+    if dtype.kind in "mM" or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype,
+                                                pd.DatetimeTZDtype)):
+        raise DataError(f"column {var!r} has the type {dtype}{where}; it must be numeric")
+    if pd.api.types.is_numeric_dtype(dtype) or (pd.api.types.is_bool_dtype(dtype)
+                                                and not _is_object(dtype)):
+        return col.to_numpy(dtype=float, na_value=np.nan)
+    raw = col.astype(object)
+    if any(isinstance(v, (complex, np.complexfloating)) for v in raw.tolist()):
+        raise DataError(f"column {var!r} holds complex numbers{where}; pybsnsing takes real "
+                        "numbers only")
+    raw = raw.map(lambda v: float(v) if isinstance(v, (bool, np.bool_)) else v)
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    lost = np.isnan(values) & ~_missing_mask(col)
+    if lost.any():
+        warnings.warn(
+            f"{int(lost.sum())} values of the numeric column {var!r} are not numbers "
+            f"(e.g. {col[lost].iloc[0]!r}); they are treated as missing",
+            DesignWarning,
+            stacklevel=4,
+        )
+    return values
+
+
+# ---------------------------------------------------------------------------
+# the design matrix
+# ---------------------------------------------------------------------------
+
+
+def _variable_columns(var: str, col: pd.Series, levels: dict[str, list], collation: str,
+                      full: bool) -> tuple[list[str], list[np.ndarray], list[tuple]]:
+    """Design columns of one plain variable (raw R names), with NaN for missing.
+
+    ``full``: code a factor by indicators of all its levels (the first factor of a
+    formula without intercept)."""
+    cls = column_class(col, var)
+    if cls in ("factor", "ordered"):
+        lv = _levels_of(col, var, cls, collation)
         if len(lv) < 2:
-            raise ValueError(
+            raise PybsnsingValueError(
                 f"factor {var!r} has a single level ({lv!r}); "
                 "a factor predictor needs at least two levels"
             )
         levels[var] = lv
-        if isinstance(col.dtype, pd.CategoricalDtype) and not col.isna().any() and (
-                col.nunique() == 1):
+        codes, miss = _level_codes(col, lv)
+        if isinstance(col.dtype, pd.CategoricalDtype) and not miss.any() and (
+                len(np.unique(codes)) == 1):
             warnings.warn(
-                f"factor {var!r} takes a single value ({col.iloc[0]!r}) in the data: R "
+                f"factor {var!r} takes a single value ({lv[int(codes[0])]!r}) in the data: R "
                 "bsnsing stops here ('has only one unique level'); pybsnsing keeps its "
                 "constant dummy columns, which cannot split",
                 DesignWarning,
                 stacklevel=4,
             )
-        if isinstance(col.dtype, pd.CategoricalDtype) and col.cat.ordered:
+        if cls == "ordered" and not full:
             # R's model.matrix: contr.poly columns var.L, var.Q, var.C, var^4, ...
             contrasts, suffixes = contr_poly(len(lv))
-            codes = col.cat.codes.to_numpy()
             names, cols, terms = [], [], []
             for k, suffix in enumerate(suffixes):
                 x = contrasts[np.maximum(codes, 0), k]
@@ -185,25 +379,88 @@ def _term_columns(
                 cols.append(x)
                 terms.append(("poly", var, k))
             return names, cols, terms
-        values = col.astype(object).to_numpy()
-        missing = pd.isna(col).to_numpy()
         names, cols, terms = [], [], []
-        for level in lv[1:]:
-            x = np.where(values == level, 1.0, 0.0)
-            x[missing] = np.nan
+        for k, level in enumerate(lv):
+            if k == 0 and not full:
+                continue
+            x = (codes == k).astype(np.float64)
+            x[miss] = np.nan
             names.append(f"{var}{level}")
             cols.append(x)
             terms.append(("dummy", var, level))
         return names, cols, terms
-    if _is_logical(col):
-        missing = pd.isna(col).to_numpy()
-        x = np.where(col.fillna(False).to_numpy(dtype=bool), 1.0, 0.0)
-        x[missing] = np.nan
+    if cls == "logical":
+        x = _as_logical(col, var)
+        if full:
+            return ([f"{var}FALSE", f"{var}TRUE"],
+                    [np.where(np.isnan(x), np.nan, 1.0 - x), x],
+                    [("logical", var, 0), ("logical", var)])
         return [f"{var}TRUE"], [x], [("logical", var)]
-    if pd.api.types.is_numeric_dtype(col.dtype):
-        x = pd.to_numeric(col, errors="raise").to_numpy(dtype=float, na_value=np.nan)
-        return [var], [x], [("numeric", var)]
-    raise TypeError(f"column {var!r} has an unsupported type {col.dtype}")
+    return [var], [_as_numeric(col, var)], [("numeric", var)]
+
+
+def _expr_column(data: pd.DataFrame, term_label: str, fit: bool):
+    """The column accessor of transform expressions: numeric (or logical) columns."""
+
+    def column(var: str) -> np.ndarray:
+        if var not in data.columns:
+            raise PybsnsingKeyError(
+                f"the column {var!r} of the term {term_label!r} is not in the data")
+        col = data[var]
+        cls = column_class(col, var) if fit else "numeric"
+        if cls not in ("numeric", "logical"):
+            raise FormulaError(
+                f"the term {term_label!r} uses the column {var!r}, which is a {cls}; "
+                "transforms and interactions (log(), I(), a:b) take numeric columns only")
+        if cls == "logical":
+            return _as_logical(col, var)
+        return _as_numeric(col, var, "" if fit else " in the new data")
+
+    return column
+
+
+def _transform_column(exprs: list[str], data: pd.DataFrame, label: str,
+                      fit: bool) -> np.ndarray:
+    column = _expr_column(data, label, fit)
+    out = np.ones(len(data), dtype=np.float64)
+    with np.errstate(all="ignore"):
+        for text in exprs:
+            value = evaluate_expr(parse_expr(text), column)
+            out = out * np.broadcast_to(np.asarray(value, dtype=np.float64), out.shape)
+    return np.asarray(out, dtype=np.float64)
+
+
+def _rule_labels(raw: list[str], calls: list[bool]) -> tuple[list[str], list[str]]:
+    """Rule-text names of the design columns, unique as R's ``make.unique`` makes them.
+
+    A raw name is written as it is when it is a syntactic R name (or a transform call
+    R bsnsing can use, ``log(x)``), else in backticks; names that clash get ``.1``,
+    ``.2``, ... (on the raw name). Returns the names before and after that."""
+
+    def label(name: str, call: bool) -> str:
+        return name if call and term_label_is_plain(name) else quote_name(name)
+
+    labels = [label(r, c) for r, c in zip(raw, calls, strict=True)]
+    if len(set(labels)) == len(labels):
+        return labels, labels
+    taken = set(labels)
+    seen: set[str] = set()
+    counters: dict[str, int] = {}
+    out: list[str] = []
+    for r, lab in zip(raw, labels, strict=True):
+        if lab not in seen:
+            seen.add(lab)
+            out.append(lab)
+            continue
+        k = counters.get(lab, 1)
+        while label(f"{r}.{k}", False) in taken:
+            k += 1
+        new = label(f"{r}.{k}", False)
+        counters[lab] = k + 1
+        taken.add(new)
+        seen.add(new)
+        out.append(new)
+    return labels, out
 
 
 def build_design(formula: str, data: pd.DataFrame,
@@ -216,19 +473,36 @@ def build_design(formula: str, data: pd.DataFrame,
     Returns the :class:`Design` and the response column (rows with a missing
     response are dropped with a warning; ``Design.X`` has the remaining rows).
 
-    Raises:
-        TypeError: ``data`` is not a pandas DataFrame, or a column type is unsupported.
-        KeyError: the formula names a column that is not in ``data``.
-        ValueError: empty data, an invalid design column name, a single-level
-            factor, infinite values, or an all-missing column.
+    Raises (all :class:`~pybsnsing.errors.PybsnsingError`):
+        PybsnsingTypeError: ``data`` is not a pandas DataFrame.
+        DataError: column names that are not strings, duplicated or MultiIndex; a
+            column type pybsnsing cannot use (complex, dates, mixed objects).
+        FormulaError: a formula that cannot be parsed or uses an unsupported term.
+        PybsnsingKeyError: the formula names a column that is not in ``data``.
+        PybsnsingValueError: empty data, a single-level factor, infinite values,
+            or an all-missing column.
     """
-    if not isinstance(data, pd.DataFrame):
-        raise TypeError(f"data must be a pandas DataFrame, not {type(data).__name__}")
+    check_frame(data)
+    if collation not in ("r", "codepoint"):
+        raise PybsnsingValueError(f"collation must be 'r' or 'codepoint', got {collation!r}")
+    str_columns = [c for c in data.columns if isinstance(c, str)]
+    parsed = parse_formula(formula, str_columns)
+    response_name = parsed.response
+    if response_name not in data.columns:
+        raise PybsnsingKeyError(
+            f"response column {response_name!r} of formula {formula!r} is not in data")
+    if parsed.dot and len(str_columns) < data.shape[1]:
+        _check_used_columns(data, list(data.columns))
+    missing = [v for v in parsed.variables if v not in data.columns]
+    if missing:
+        raise PybsnsingKeyError(
+            f"the columns {missing!r} of formula {formula!r} are not in data "
+            f"(its columns: {list(map(str, data.columns[:20]))})")
+    _check_used_columns(data, [response_name, *parsed.variables])
     if data.shape[0] == 0:
-        raise ValueError("data has no rows")
-    response_name, rhs_terms = _parse_formula(formula, data)
+        raise PybsnsingValueError("data has no rows")
     y = data[response_name]
-    keep = ~pd.isna(y).to_numpy()
+    keep = ~_missing_mask(y)
     if not keep.all():
         warnings.warn(
             f"{int((~keep).sum())} rows with a missing response were dropped",
@@ -238,36 +512,38 @@ def build_design(formula: str, data: pd.DataFrame,
         data = data.loc[keep]
         y = y.loc[keep]
     if data.shape[0] == 0:
-        raise ValueError("data has no rows with a non-missing response")
-    if not rhs_terms:
-        raise ValueError(f"formula {formula!r} has no predictors")
+        raise PybsnsingValueError("data has no rows with a non-missing response")
+    if not parsed.terms:
+        raise FormulaError(f"formula {formula!r} has no predictors")
 
-    names: list[str] = []
+    raw: list[str] = []
+    calls: list[bool] = []
     cols: list[np.ndarray] = []
     terms: list[tuple] = []
     variables: list[str] = []
     levels: dict[str, list] = {}
-    specs: list = []
-    for term in rhs_terms:
-        var = term.strip("`")
-        if var in data.columns:
-            n, c, t = _term_columns(var, data[var], levels, collation)
-            variables.append(var)
+    transforms: list[list[str]] = []
+    full_done = parsed.intercept
+    for term in parsed.terms:
+        if term.is_variable:
+            var = term.variable
+            full = False
+            if not full_done and column_class(data[var], var) != "numeric":
+                full = full_done = True
+            n, c, t = _variable_columns(var, data[var], levels, collation, full)
+            calls.extend([False] * len(n))
         else:
-            n, c, t = _formulaic_term(term, data, specs, variables)
-        names.extend(n)
+            n, c, t = _transform_term(term, data, transforms)
+            calls.append(True)
+        for v in term.variables():
+            if v not in variables:
+                variables.append(v)
+        raw.extend(n)
         cols.extend(c)
         terms.extend(t)
 
-    bad = [n for n in names if _INVALID_NAME.search(n)]
-    if bad:
-        raise ValueError(
-            "invalid name: design column names must not contain + < = > : / * ^ - "
-            f"or white space (as in R bsnsing); offending: {bad}. Rename the columns "
-            "(or factor levels) first."
-        )
-    unique = make_unique(names)
-    renamed = [f"{old} -> {new}" for old, new in zip(names, unique, strict=True) if old != new]
+    before, names = _rule_labels(raw, calls)
+    renamed = [f"{old} -> {new}" for old, new in zip(before, names, strict=True) if old != new]
     if renamed:
         warnings.warn(
             "duplicate design column names were made unique as R's make.unique does: "
@@ -278,49 +554,40 @@ def build_design(formula: str, data: pd.DataFrame,
     X = np.column_stack(cols) if cols else np.empty((len(data), 0))
     X = np.ascontiguousarray(X, dtype=np.float64)
     if np.isinf(X).any():
-        where = [unique[j] for j in np.nonzero(np.isinf(X).any(axis=0))[0]]
-        raise ValueError(f"infinite values in predictor columns: {where}")
-    missing = np.isnan(X)
+        where = [names[j] for j in np.nonzero(np.isinf(X).any(axis=0))[0]]
+        raise PybsnsingValueError(f"infinite values in predictor columns: {where}")
+    missing_x = np.isnan(X)
     medians = np.full(X.shape[1], np.nan)
-    if missing.any():
-        all_missing = [unique[j] for j in np.nonzero(missing.all(axis=0))[0]]
+    if missing_x.any():
+        all_missing = [names[j] for j in np.nonzero(missing_x.all(axis=0))[0]]
         if all_missing:
-            raise ValueError(f"predictor columns with only missing values: {all_missing}")
-        for j in np.nonzero(missing.any(axis=0))[0]:
-            medians[j] = float(np.median(X[~missing[:, j], j]))
-            X[missing[:, j], j] = medians[j]
+            raise PybsnsingValueError(
+                f"predictor columns with only missing values: {all_missing}")
+        for j in np.nonzero(missing_x.any(axis=0))[0]:
+            medians[j] = float(np.median(X[~missing_x[:, j], j]))
+            X[missing_x[:, j], j] = medians[j]
     design = Design(
         X=X,
-        names=unique,
+        names=names,
         medians=medians,
         terms=terms,
         variables=variables,
         response_name=response_name,
         factor_levels=levels,
-        formulaic_terms=specs,
-        imputed=missing if missing.any() else None,
+        transforms=transforms,
+        imputed=missing_x if missing_x.any() else None,
     )
     return design, y
 
 
-def _formulaic_term(
-    term: str, data: pd.DataFrame, specs: list[str], variables: list[str]
-) -> tuple[list[str], list[np.ndarray], list[tuple]]:
-    from formulaic import model_matrix
-    from formulaic.errors import FormulaicError
-
-    try:
-        mm = model_matrix(f"{term} - 1", data, na_action="ignore", ensure_full_rank=True)
-    except (FormulaicError, NameError, KeyError) as exc:
-        raise KeyError(f"cannot evaluate formula term {term!r} on data: {exc}") from exc
-    idx = len(specs)
-    specs.append(term)
-    for v in sorted(mm.model_spec.variables_by_source.get("data", ())):
-        if v not in variables:
-            variables.append(v)
-    names = [str(c) for c in mm.columns]
-    cols = [mm[c].to_numpy(dtype=float, na_value=np.nan) for c in mm.columns]
-    return names, cols, [("formulaic", idx, c) for c in mm.columns]
+def _transform_term(term: Term, data: pd.DataFrame,
+                    transforms: list[list[str]]) -> tuple[list[str], list[np.ndarray],
+                                                          list[tuple]]:
+    exprs = [f.label() for f in term.factors]
+    x = _transform_column(exprs, data, term.label, fit=True)
+    idx = len(transforms)
+    transforms.append(exprs)
+    return [term.label], [x], [("transform", idx)]
 
 
 def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
@@ -330,74 +597,66 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
     among the training levels is 0 in all of that factor's dummies, as in R's
     ``model.matrix`` (a warning names it); a level that R would leave without
     a column (newdata whose levels lack a training level: R stops with "object
-    not found") still gets its 0/1 indicator here.
+    not found") still gets its 0/1 indicator here. Values are matched to the
+    levels by R's ``as.character`` (the number ``1`` is the level ``"1"``); a
+    logical column given as strings is read as R's ``as.logical`` reads it.
     """
-    if not isinstance(newdata, pd.DataFrame):
-        raise TypeError(f"newdata must be a pandas DataFrame, not {type(newdata).__name__}")
+    check_frame(newdata, "newdata")
     missing_vars = [v for v in design.variables if v not in newdata.columns]
     if missing_vars:
-        raise KeyError(f"newdata lacks the predictor columns {missing_vars}")
+        raise PybsnsingKeyError(f"newdata lacks the predictor columns {missing_vars}")
+    _check_used_columns(newdata, list(design.variables), "newdata")
     n = len(newdata)
     X = np.empty((n, len(design.names)), dtype=np.float64)
     unknown: dict[str, set] = {}
-    spec_cache: dict[int, pd.DataFrame] = {}
+    codes_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    numeric_cache: dict[str, np.ndarray] = {}
+
+    def codes_of(var: str) -> tuple[np.ndarray, np.ndarray]:
+        if var not in codes_cache:
+            col = newdata[var]
+            if pd.api.types.is_complex_dtype(col.dtype):
+                raise DataError(f"column {var!r} of newdata holds complex numbers; it was "
+                                "a factor in training")
+            codes, miss = _level_codes(col, design.factor_levels[var])
+            bad = (codes < 0) & ~miss
+            if bad.any():
+                vals = col[bad].astype(object).tolist()
+                unknown.setdefault(var, set()).update(as_character(v) for v in vals)
+            codes_cache[var] = (codes, miss)
+        return codes_cache[var]
+
     for j, term in enumerate(design.terms):
         kind = term[0]
         if kind == "numeric":
-            col = newdata[term[1]]
-            if isinstance(col.dtype, pd.CategoricalDtype) or col.dtype == object:
-                col = col.astype(object)
-            values = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-            lost = np.isnan(values) & ~pd.isna(col).to_numpy()
-            if lost.any():
-                warnings.warn(
-                    f"{int(lost.sum())} values of the numeric column {term[1]!r} are not "
-                    f"numbers (e.g. {col[lost].iloc[0]!r}); they are treated as missing",
-                    DesignWarning,
-                    stacklevel=3,
-                )
-            X[:, j] = values
+            var = term[1]
+            if var not in numeric_cache:
+                numeric_cache[var] = _as_numeric(newdata[var], var, " in the new data")
+            X[:, j] = numeric_cache[var]
         elif kind == "dummy":
             var, level = term[1], term[2]
-            col = newdata[var]
-            values = col.astype(object).to_numpy()
-            miss = pd.isna(col).to_numpy()
-            known = set(design.factor_levels[var])
-            bad = ~miss & ~np.isin(values, np.asarray(list(known), dtype=object))
-            if bad.any():
-                unknown.setdefault(var, set()).update(values[bad].tolist())
-            x = np.where(values == level, 1.0, 0.0)
+            codes, miss = codes_of(var)
+            k = design.factor_levels[var].index(level)
+            x = (codes == k).astype(np.float64)
             x[miss] = np.nan  # an unseen value is 0 in every dummy, as in R
             X[:, j] = x
         elif kind == "poly":
             var = term[1]
-            known = design.factor_levels[var]
-            values = newdata[var].astype(object).to_numpy()
-            miss = pd.isna(newdata[var]).to_numpy()
-            index = {lv: i for i, lv in enumerate(known)}
-            codes = np.array([index.get(v, -1) if not m else -1
-                              for v, m in zip(values, miss, strict=True)], dtype=np.int64)
-            bad = (codes < 0) & ~miss
-            if bad.any():
-                unknown.setdefault(var, set()).update(values[bad].tolist())
-            contrasts, _ = contr_poly(len(known))
+            codes, _ = codes_of(var)
+            contrasts, _ = contr_poly(len(design.factor_levels[var]))
             x = contrasts[np.maximum(codes, 0), term[2]]
             x[codes < 0] = np.nan
             X[:, j] = x
         elif kind == "logical":
-            col = newdata[term[1]]
-            miss = pd.isna(col).to_numpy()
-            x = np.where(col.fillna(False).to_numpy(dtype=bool), 1.0, 0.0)
-            x[miss] = np.nan
+            x = _as_logical(newdata[term[1]], term[1])
+            if len(term) > 2 and term[2] == 0:
+                x = np.where(np.isnan(x), np.nan, 1.0 - x)
             X[:, j] = x
+        elif kind == "transform":
+            X[:, j] = _transform_column(design.transforms[term[1]], newdata,
+                                        design.names[j], fit=False)
         else:
-            idx, colname = term[1], term[2]
-            if idx not in spec_cache:
-                from formulaic import model_matrix
-
-                spec_cache[idx] = model_matrix(f"{design.formulaic_terms[idx]} - 1", newdata,
-                                               na_action="ignore", ensure_full_rank=True)
-            X[:, j] = spec_cache[idx][colname].to_numpy(dtype=float, na_value=np.nan)
+            raise ModelFileError(f"unknown design term {term!r}")
     if unknown:
         listing = "; ".join(f"{k}: {sorted(map(str, v))}" for k, v in unknown.items())
         warnings.warn(
@@ -410,50 +669,93 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
     return X
 
 
+_LABEL_TYPES = (str, bool, int, float)
+
+
+def _plain_label(v: Any, name: Any) -> Any:
+    """A class label as a plain Python value (numpy scalars unwrapped); labels of
+    other types (dates, tuples) are refused: they cannot be saved or compared."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if not isinstance(v, _LABEL_TYPES):
+        raise DataError(
+            f"the response {name!r} has class labels of the type {type(v).__name__} "
+            f"(e.g. {v!r}); use strings, numbers or True/False as classes")
+    return v
+
+
 def code_response(y: pd.Series, collation: str = "r") -> Response:
     """Classes of the response in R bsnsing's order (spec §7).
 
     For a factor the levels present, in level order (the last is coded 1 for
     two classes); for numbers the sorted distinct values (max coded 1); for
     logicals False then True. Strings act as a factor with sorted levels.
+    Nullable pandas types work as their plain counterparts.
     """
-    if isinstance(y.dtype, pd.CategoricalDtype):
-        present = set(y.dropna().unique().tolist())
-        levels = [lv for lv in y.cat.categories if lv in present]
+    if not isinstance(y, pd.Series):
+        raise PybsnsingTypeError(f"the response must be a pandas Series, not {type(y).__name__}")
+    name = y.name
+    miss = _missing_mask(y)
+    if miss.any():
+        y = y[~miss]
+    dtype = y.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        present = set(y.cat.codes.tolist())
+        levels = [_plain_label(lv, name) for k, lv in enumerate(dtype.categories)
+                  if k in present]
         kind = "factor"
-    elif pd.api.types.is_bool_dtype(y.dtype):
-        levels = sorted(set(y.dropna().tolist()))
-        kind = "logical"
-    elif pd.api.types.is_numeric_dtype(y.dtype):
-        vals = y.to_numpy(dtype=float, na_value=np.nan)
-        if np.isinf(vals).any():
-            raise ValueError("the response has infinite values")
-        levels = sorted(set(y.dropna().tolist()))
-        kind = "numeric"
-    elif y.dtype == object or pd.api.types.is_string_dtype(y.dtype):
-        values = set(y.dropna().tolist())
-        if not all(isinstance(v, str) for v in values):
-            raise TypeError(
-                f"the response {y.name!r} mixes strings and other values; "
-                "convert it to a pandas Categorical or to numbers"
-            )
-        levels = r_sort(values, collation)  # R: as.factor / sort() in R's collation
-        kind = "factor"
+        cats = [_plain_label(lv, name) for lv in dtype.categories]
+        labels = np.asarray([cats[c] for c in y.cat.codes.tolist()], dtype=object)
+    elif pd.api.types.is_complex_dtype(dtype):
+        raise DataError(f"the response {name!r} holds complex numbers; use class labels")
     else:
-        raise TypeError(f"unsupported response type {y.dtype}")
+        labels = np.asarray([_plain_label(v, name) for v in y.tolist()], dtype=object)
+        if pd.api.types.is_bool_dtype(dtype) and not _is_object(dtype):
+            kind = "logical"
+        elif dtype.kind in "mM" or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype,
+                                                        pd.DatetimeTZDtype)):
+            raise DataError(f"the response {name!r} has the type {dtype}; use class labels "
+                            "(strings, numbers or True/False)")
+        elif pd.api.types.is_numeric_dtype(dtype):
+            kind = "numeric"
+        elif _is_object(dtype) or pd.api.types.is_string_dtype(dtype):
+            vals = labels.tolist()
+            if all(isinstance(v, str) for v in vals):
+                kind = "string"
+            elif all(isinstance(v, bool) for v in vals):
+                kind = "logical"
+            elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+                kind = "numeric"
+            else:
+                kinds = sorted({type(v).__name__ for v in vals})
+                raise DataError(
+                    f"the response {name!r} mixes values of the types {kinds}; "
+                    "convert it to a pandas Categorical or to numbers")
+        else:
+            raise DataError(f"unsupported response type {dtype}")
+        distinct = set(labels.tolist())
+        if kind == "numeric":
+            vals = np.asarray(list(distinct), dtype=float)
+            if np.isinf(vals).any():
+                raise PybsnsingValueError(f"the response {name!r} has infinite values")
+            levels = sorted(distinct)
+        elif kind == "logical":
+            levels = sorted(distinct)
+        else:
+            levels = r_sort(distinct, collation)  # R: as.factor / sort() in R's collation
+            kind = "factor"
     if len(levels) < 2:
-        raise ValueError(
-            f"the response {y.name!r} has a single class ({levels!r}); "
+        raise PybsnsingValueError(
+            f"the response {name!r} has a single class ({levels!r}); "
             "a classification tree needs at least two"
         )
     if kind == "numeric" and len(levels) > 30:
-        raise ValueError(
-            f"the numeric response {y.name!r} has {len(levels)} distinct values; "
+        raise PybsnsingValueError(
+            f"the numeric response {name!r} has {len(levels)} distinct values; "
             "at most 30 classes are allowed for a numeric response (use a factor)"
         )
     index = {lv: i for i, lv in enumerate(levels)}
-    labels = y.to_numpy()
-    codes = np.array([index[v] for v in labels], dtype=np.int64)
+    codes = np.array([index[v] for v in labels.tolist()], dtype=np.int64)
     return Response(labels=labels, levels=levels, codes=codes, kind=kind)
 
 
@@ -510,7 +812,7 @@ def design_to_dict(design: Design, include_data: bool = True) -> dict:
         "variables": list(design.variables),
         "response_name": design.response_name,
         "factor_levels": {k: list(v) for k, v in design.factor_levels.items()},
-        "formulaic_terms": list(design.formulaic_terms),
+        "transforms": [list(t) for t in design.transforms],
     }
     if include_data:
         out["X"] = design.X.tolist()
@@ -518,16 +820,28 @@ def design_to_dict(design: Design, include_data: bool = True) -> dict:
 
 
 def design_from_dict(d: dict) -> Design:
-    """Inverse of :func:`design_to_dict`."""
+    """Inverse of :func:`design_to_dict` (the caller checks the structure; see
+    :func:`pybsnsing.model.load_model`)."""
     names = list(d["names"])
-    X = np.asarray(d["X"], dtype=np.float64) if "X" in d else np.empty((0, len(names)))
+    X = np.asarray(d["X"], dtype=np.float64) if d.get("X") is not None else np.empty(
+        (0, len(names)))
+    transforms = [list(t) for t in d.get("transforms", [])]
+    terms = [tuple(t) for t in d["terms"]]
+    if d.get("formulaic_terms"):  # files of pybsnsing <= 0.1.0: one expression per term
+        old = list(d["formulaic_terms"])
+        base = len(transforms)
+        transforms.extend([t] for t in old)
+        terms = [("transform", base + int(t[1])) if t[0] == "formulaic" else t for t in terms]
+    for exprs in transforms:
+        for text in exprs:
+            parse_expr(text)
     return Design(
         X=X.reshape(-1, len(names)),
         names=names,
         medians=np.array([np.nan if v is None else v for v in d["medians"]], dtype=float),
-        terms=[tuple(t) for t in d["terms"]],
+        terms=terms,
         variables=list(d["variables"]),
         response_name=d["response_name"],
         factor_levels={k: list(v) for k, v in d["factor_levels"].items()},
-        formulaic_terms=list(d.get("formulaic_terms", [])),
+        transforms=transforms,
     )

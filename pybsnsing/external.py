@@ -78,6 +78,7 @@ from typing import Literal
 
 import numpy as np
 
+from .errors import PybsnsingValueError
 from .kernels import rpart as _k
 from .rformat import format_r, r_atof
 
@@ -124,15 +125,16 @@ def _check_xy(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Validate and convert inputs; returns (xt (p, n) C-contiguous, y float64)."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
-        raise ValueError(f"X must be 2-dimensional, got shape {X.shape}")
+        raise PybsnsingValueError(f"X must be 2-dimensional, got shape {X.shape}")
     yv = np.asarray(y)
     if yv.ndim != 1 or yv.shape[0] != X.shape[0]:
-        raise ValueError(f"y must be 1-dimensional of length {X.shape[0]}, got shape {yv.shape}")
+        raise PybsnsingValueError(
+            f"y must be 1-dimensional of length {X.shape[0]}, got shape {yv.shape}")
     yf = np.ascontiguousarray(yv, dtype=np.float64)
     if X.size and not np.isfinite(X).all():
-        raise ValueError("X holds non-finite values (rpart would treat them as missing)")
+        raise PybsnsingValueError("X holds non-finite values (rpart would treat them as missing)")
     if yf.size and not np.isfinite(yf).all():
-        raise ValueError("y holds non-finite values")
+        raise PybsnsingValueError("y holds non-finite values")
     return np.ascontiguousarray(X.T), yf
 
 
@@ -144,7 +146,7 @@ def _order_matrix(xt: np.ndarray, orders: Sequence[np.ndarray | None] | None) ->
         # own quicksort. A radix sort beats NumPy's argsort from ~1000 rows on.
         return _k.argsort_rows(xt) if n >= _RADIX_MIN_N else np.argsort(xt, axis=1)
     if len(orders) != p:
-        raise ValueError(f"{len(orders)} orders given for {p} columns")
+        raise PybsnsingValueError(f"{len(orders)} orders given for {p} columns")
     out = np.empty((p, n), dtype=np.int64)
     for j, o in enumerate(orders):
         if o is None:
@@ -152,10 +154,10 @@ def _order_matrix(xt: np.ndarray, orders: Sequence[np.ndarray | None] | None) ->
         else:
             o = np.asarray(o)
             if o.shape != (n,):
-                raise ValueError(f"orders[{j}] has shape {o.shape}, expected ({n},)")
+                raise PybsnsingValueError(f"orders[{j}] has shape {o.shape}, expected ({n},)")
             out[j] = o
     if not _k.orders_valid(xt, out):
-        raise ValueError("orders must be permutations sorting each column ascending")
+        raise PybsnsingValueError("orders must be permutations sorting each column ascending")
     return out
 
 
@@ -172,9 +174,9 @@ def _fit_arrays(
 ) -> tuple[np.ndarray, ...]:
     """Run the rpart kernel; returns (node, var, index, count, ncat, improve, primary)."""
     if not 1 <= maxdepth <= 30:
-        raise ValueError("maxdepth must be in 1..30 (as rpart.control)")
+        raise PybsnsingValueError("maxdepth must be in 1..30 (as rpart.control)")
     if maxcompete < 0:
-        raise ValueError("maxcompete must be >= 0")
+        raise PybsnsingValueError("maxcompete must be >= 0")
     xt, yf = _check_xy(X, y)
     return _k.rpart_anova(
         xt,
@@ -316,10 +318,10 @@ def _native_questions(
 ) -> tuple[np.ndarray, list[str], list[int], list[float], list[float]]:
     """Hot path: (xt, texts, cols, splits, cuts) with texts in bsnsing's order."""
     if cut not in ("printed", "exact"):
-        raise ValueError(f"cut must be 'printed' or 'exact', got {cut!r}")
+        raise PybsnsingValueError(f"cut must be 'printed' or 'exact', got {cut!r}")
     xt, yf = _check_xy(X, y)
     if xt.shape[0] != len(names):
-        raise ValueError("names must have one entry per column of X")
+        raise PybsnsingValueError("names must have one entry per column of X")
     _, var, index, _, _, _, _ = _k.rpart_anova(xt, yf, _order_matrix(xt, orders), 2, 20, 7, 0.01, 4)
     cols = var.tolist()
     splits = index.tolist()
@@ -339,7 +341,7 @@ def _r_questions(
 
     xt, _ = _check_xy(X, y)
     if xt.shape[0] != len(names):
-        raise ValueError("names must have one entry per column of X")
+        raise PybsnsingValueError("names must have one entry per column of X")
     texts = r_rpart_questions(X, names, y)
     col_of = {nm: j for j, nm in reversed(list(enumerate(names)))}
     cols: list[int] = []
@@ -373,7 +375,7 @@ def external_specs(
         _, texts, cols, cuts = _r_questions(X, names, y)
         splits = cuts
     else:
-        raise ValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
+        raise PybsnsingValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
     half = len(texts) // 2
     return [
         ExternalQuestion(j, "<" if q < half else ">=", sp, cu, t)
@@ -409,7 +411,7 @@ def external_question_set(
     elif method == "r":
         xt, texts, cols, cuts = _r_questions(X, names, y)
     else:
-        raise ValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
+        raise PybsnsingValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
     half = len(texts) // 2
     ge = np.arange(len(texts)) >= half
     answers = _k.answer_matrix(

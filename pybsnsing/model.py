@@ -2,6 +2,17 @@
 
 ``str(model)`` is R's ``print`` text and ``str(model.summary())`` R's
 ``summary`` text (spec §8), apart from the ``Call:`` line.
+
+Saving and loading: ``model.save(path)`` writes JSON and :func:`load_model`
+reads it back. JSON is data: loading a model file never executes anything
+(formula terms are re-read by :mod:`pybsnsing.formula`'s fixed grammar, rule
+texts by :mod:`pybsnsing.rules`), and a file that is not a valid model gives a
+:class:`~pybsnsing.errors.ModelFileError` ("not a valid pybsnsing model file:
+<reason>"). JSON is the format the command line and the R package use.
+
+Models can also be pickled (``pickle.dumps(model)``), but unpickling runs code
+by design: ``pickle.loads`` of a file from someone else can do anything that
+person wants. Only load pickles you made yourself; exchange models as JSON.
 """
 
 from __future__ import annotations
@@ -17,6 +28,7 @@ import pandas as pd
 
 from .control import BsControl
 from .design import Design, design_for_newdata, design_from_dict, design_to_dict
+from .errors import ModelFileError, PybsnsingError, PybsnsingTypeError, PybsnsingValueError
 from .rules import evaluate_rule
 from .tree import Node
 
@@ -59,7 +71,11 @@ class _ModelOutputs:
 
     def save(self, path: str | Path) -> None:
         """Write the model to a JSON file (see :func:`pybsnsing.load_model`)."""
-        Path(path).write_text(json.dumps(self.to_dict()))
+        try:
+            text = json.dumps(self.to_dict(), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise PybsnsingValueError(f"the model cannot be written as JSON: {exc}") from None
+        Path(path).write_text(text, encoding="utf-8")
 
     # ---------------------------------------------------------------- drawing
     def plot(self, file: str | Path | None = None, **kwargs: Any):
@@ -218,7 +234,8 @@ class BsnsingModel(_ModelOutputs):
     # ---------------------------------------------------------------- predict
     def _design_matrix(self, newdata: pd.DataFrame, impute: bool) -> np.ndarray:
         if self.design is None:
-            raise ValueError("this model has no design information; cannot predict new data")
+            raise PybsnsingValueError(
+                "this model has no design information; cannot predict new data")
         X = design_for_newdata(self.design, newdata)
         if impute:
             med = self.design.medians
@@ -267,8 +284,8 @@ class BsnsingModel(_ModelOutputs):
                 values by the training medians first. Unseen factor levels
                 count as missing (with a warning).
         """
-        if type not in ("prob", "class"):
-            raise ValueError(f"type must be 'prob' or 'class', got {type!r}")
+        if not isinstance(type, str) or type not in ("prob", "class"):
+            raise PybsnsingValueError(f"type must be 'prob' or 'class', got {type!r}")
         if newdata is None:
             prob = self.fitted_prob.copy()
             codes = self.fitted_values.copy()
@@ -313,7 +330,7 @@ class BsnsingModel(_ModelOutputs):
     def from_dict(cls, d: dict) -> BsnsingModel:
         """Inverse of :meth:`to_dict`."""
         if d.get("type") != "bsnsing":
-            raise ValueError(f"not a bsnsing model dictionary (type {d.get('type')!r})")
+            raise ModelFileError(f"not a bsnsing model dictionary (type {d.get('type')!r})")
         return cls(
             nodes=[Node.from_dict(nd) for nd in d["nodes"]],
             ycode=list(d["ycode"]),
@@ -355,8 +372,8 @@ class MBsnsingModel(_ModelOutputs):
         A row that every tree gives probability 0 gets all-zero probabilities
         and the first class (as R does).
         """
-        if type not in ("prob", "class"):
-            raise ValueError(f"type must be 'prob' or 'class', got {type!r}")
+        if not isinstance(type, str) or type not in ("prob", "class"):
+            raise PybsnsingValueError(f"type must be 'prob' or 'class', got {type!r}")
         P = np.column_stack([t.predict(newdata, type="prob", impute=impute)
                              for t in self.trees]) * self.yprior[None, :]
         s = P.sum(axis=1, keepdims=True)
@@ -394,7 +411,7 @@ class MBsnsingModel(_ModelOutputs):
     def from_dict(cls, d: dict) -> MBsnsingModel:
         """Inverse of :meth:`to_dict`."""
         if d.get("type") != "mbsnsing":
-            raise ValueError(f"not an mbsnsing model dictionary (type {d.get('type')!r})")
+            raise ModelFileError(f"not an mbsnsing model dictionary (type {d.get('type')!r})")
         trees = [BsnsingModel.from_dict(t) for t in d["trees"]]
         for t in trees[1:]:  # the trees share one design
             t.design = trees[0].design
@@ -449,16 +466,62 @@ def _control_from_dict(d: dict) -> BsControl:
     return bscontrol(**d, keep_perfect_separation=keep)
 
 
-def model_from_dict(d: dict) -> BsnsingModel | MBsnsingModel:
-    """Rebuild a model saved with ``to_dict`` (either kind)."""
-    kind = d.get("type")
-    if kind == "bsnsing":
-        return BsnsingModel.from_dict(d)
-    if kind == "mbsnsing":
-        return MBsnsingModel.from_dict(d)
-    raise ValueError(f"unknown model type {kind!r}")
+def model_from_dict(d: Any) -> BsnsingModel | MBsnsingModel:
+    """Rebuild a model saved with ``to_dict`` (either kind), checking it first.
+
+    Raises:
+        ModelFileError: ``d`` is not a valid model ("not a valid pybsnsing model
+            file: <reason>").
+    """
+    from ._modelfile import check_model_dict
+
+    check_model_dict(d)
+    try:
+        if d["type"] == "bsnsing":
+            model: BsnsingModel | MBsnsingModel = BsnsingModel.from_dict(d)
+        else:
+            model = MBsnsingModel.from_dict(d)
+    except ModelFileError:
+        raise
+    except PybsnsingError as exc:
+        raise ModelFileError(str(exc)) from None
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError,
+            OverflowError) as exc:  # pragma: no cover - check_model_dict should catch these
+        raise ModelFileError(f"{type(exc).__name__}: {exc}") from None
+    return model
 
 
 def load_model(path: str | Path) -> BsnsingModel | MBsnsingModel:
-    """Read a model written by ``model.save(path)``."""
-    return model_from_dict(json.loads(Path(path).read_text()))
+    """Read a model written by ``model.save(path)`` (JSON; nothing in it is executed).
+
+    Raises:
+        ModelFileError: the file is missing, unreadable, not JSON, truncated, or
+            not a pybsnsing model; the message says "not a valid pybsnsing model
+            file: <reason>".
+    """
+    if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
+        raise PybsnsingTypeError(f"path must be a file path, not {type(path).__name__}")
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise ModelFileError(f"no such file: {str(p)!r}") from None
+    except IsADirectoryError:
+        raise ModelFileError(f"{str(p)!r} is a directory") from None
+    except OSError as exc:
+        raise ModelFileError(f"cannot read {str(p)!r}: {exc.strerror or exc}") from None
+    if p.is_dir():  # pragma: no cover - some systems read directories
+        raise ModelFileError(f"{str(p)!r} is a directory")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelFileError(f"{str(p)!r} is not a text (UTF-8 JSON) file") from None
+    if not text.strip():
+        raise ModelFileError(f"{str(p)!r} is empty")
+    try:
+        d = json.loads(text)
+    except RecursionError:
+        raise ModelFileError(f"{str(p)!r} nests JSON too deeply") from None
+    except ValueError as exc:
+        raise ModelFileError(f"{str(p)!r} is not JSON ({exc}); truncated or corrupt?") from None
+    return model_from_dict(d)

@@ -36,7 +36,9 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from .errors import PybsnsingValueError
 from .rformat import format_r
+from .rnames import quote_name, quote_string, read_quoted
 
 __all__ = [
     "NumericCuts",
@@ -83,30 +85,30 @@ def _as_y(y: Any, n: int) -> np.ndarray:
     """Validate a 0/1 response of length ``n``; return it as int8."""
     arr = np.asarray(y)
     if arr.ndim != 1:
-        raise ValueError(f"y must be one-dimensional, got shape {arr.shape}")
+        raise PybsnsingValueError(f"y must be one-dimensional, got shape {arr.shape}")
     if arr.shape[0] != n:
-        raise ValueError(f"length(x) and length(y) do not match: {n} != {arr.shape[0]}")
+        raise PybsnsingValueError(f"length(x) and length(y) do not match: {n} != {arr.shape[0]}")
     if arr.dtype == bool:
         return arr.astype(np.int8)
     if arr.dtype.kind not in "iuf":
-        raise ValueError(f"y must be numeric 0/1, got dtype {arr.dtype}")
+        raise PybsnsingValueError(f"y must be numeric 0/1, got dtype {arr.dtype}")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise ValueError("y contains missing values")
+        raise PybsnsingValueError("y contains missing values")
     if not np.isin(arr, (0, 1)).all():
-        raise ValueError("y must contain only the values 0 and 1")
+        raise PybsnsingValueError("y must contain only the values 0 and 1")
     return arr.astype(np.int8)
 
 
 def _check_target(target: Any) -> int:
     if target not in (0, 1):
-        raise ValueError(f"Invalid 'target' argument {target!r}. Must be 0 or 1")
+        raise PybsnsingValueError(f"Invalid 'target' argument {target!r}. Must be 0 or 1")
     return int(target)
 
 
 def _check_two_classes(y: np.ndarray) -> None:
     n1 = int(y.sum())
     if n1 == 0 or n1 == y.shape[0]:
-        raise ValueError("There is only one unique value in y")
+        raise PybsnsingValueError("There is only one unique value in y")
 
 
 def _r_segments(segments: float) -> int:
@@ -147,17 +149,17 @@ def numeric_cuts(
     """
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 1:
-        raise ValueError(f"x must be one-dimensional, got shape {x.shape}")
+        raise PybsnsingValueError(f"x must be one-dimensional, got shape {x.shape}")
     n = x.shape[0]
     yv = _as_y(y, n)
     target = _check_target(target)
     if np.isnan(x).any():
-        raise ValueError("x contains missing values (NaN); impute them first")
+        raise PybsnsingValueError("x contains missing values (NaN); impute them first")
     _check_two_classes(yv)
     if order is None:
         order = np.argsort(x, kind="stable")
     elif np.shape(order) != (n,):
-        raise ValueError(f"order has shape {np.shape(order)}, expected ({n},)")
+        raise PybsnsingValueError(f"order has shape {np.shape(order)}, expected ({n},)")
     return _cuts_sorted(x[order], yv[order], target, _r_segments(segments), node_size)
 
 
@@ -365,9 +367,9 @@ class QuestionSet:
         if kind <= LE:
             return name + _INEQ_TEXT[kind] + format_r(float(self.values[k]))
         if kind == EQ:
-            return f"{name}=='{self._labels[k]}'"
+            return f"{name}=={quote_string(self._labels[k])}"
         if kind == IN:
-            return f"{name}%in%c(" + ",".join(f"'{lab}'" for lab in self._labels[k]) + ")"
+            return f"{name}%in%c(" + ",".join(quote_string(lab) for lab in self._labels[k]) + ")"
         return f"{name}=={kind - BIN0}"
 
     @property
@@ -421,15 +423,27 @@ class QuestionSet:
 
     def _require_ranges(self) -> _Ranges:
         if self._ranges is None:
-            raise ValueError("this QuestionSet carries no answer ranges")
+            raise PybsnsingValueError("this QuestionSet carries no answer ranges")
         return self._ranges
 
 
 def _plain_names(names: Sequence[str]) -> bool:
-    """Distinct names without ``<``/``>`` and without surrounding white space."""
+    """Distinct names without ``<``/``>`` and without surrounding white space (a name
+    in backticks, as the design writes non-syntactic names, is always plain)."""
     if len(set(names)) != len(names):
         return False
-    return not any(("<" in t or ">" in t or t != t.strip()) for t in names)
+    return not any(("<" in t or ">" in t or t != t.strip()) and not _backticked(t)
+                   for t in names)
+
+
+def _backticked(name: str) -> bool:
+    if len(name) < 2 or name[0] != "`":
+        return False
+    try:
+        _, end = read_quoted(name, 0)
+    except ValueError:
+        return False
+    return end == len(name)
 
 
 class _Block(NamedTuple):
@@ -561,7 +575,7 @@ def _factor_block(
 
 def _check_nseg_factor(name: str, nuniq: int, nseg_factor: int) -> None:
     if nuniq > nseg_factor:
-        raise ValueError(
+        raise PybsnsingValueError(
             f"Factor {name} has more levels than allowed segments "
             f"({nuniq} distinct values at the node > nseg_factor = {nseg_factor})."
         )
@@ -623,7 +637,7 @@ def question_set_from_orders(
             starts = _run_starts(ox)
             codes = ox[starts]
             if (codes < 0).any() or (codes >= len(levels)).any() or (codes % 1 != 0).any():
-                raise ValueError(f"factor column {name!r} holds invalid level codes")
+                raise PybsnsingValueError(f"factor column {name!r} holds invalid level codes")
             if all(levels[int(c)] in ("0", "1") for c in codes):
                 # R's binary test sees the labels: a factor with labels 0/1 is binary
                 ends = np.r_[starts[1:], n]
@@ -742,24 +756,24 @@ def node_questions(
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
-        raise ValueError(f"X must be two-dimensional, got shape {X.shape}")
+        raise PybsnsingValueError(f"X must be two-dimensional, got shape {X.shape}")
     X = np.asfortranarray(X)  # contiguous columns: every pass below is per column
     n, p = X.shape
     names = list(names)
     if len(names) != p:
-        raise ValueError(f"{len(names)} names given for {p} columns")
+        raise PybsnsingValueError(f"{len(names)} names given for {p} columns")
     if orders is not None and len(orders) != p:
-        raise ValueError(f"{len(orders)} orders given for {p} columns")
+        raise PybsnsingValueError(f"{len(orders)} orders given for {p} columns")
     yv = _as_y(y, n)
     target = _check_target(target)
     if np.isnan(X).any():
         bad = [names[j] for j in range(p) if np.isnan(X[:, j]).any()]
-        raise ValueError(f"missing values (NaN) in column(s) {bad}; impute them first")
+        raise PybsnsingValueError(f"missing values (NaN) in column(s) {bad}; impute them first")
     _check_two_classes(yv)
     fcols: dict[int, list[str]] = {}
     if factor_cols is not None:
         if factor_levels is None or len(factor_levels) != len(factor_cols):
-            raise ValueError("factor_levels must give the levels of every factor column")
+            raise PybsnsingValueError("factor_levels must give the levels of every factor column")
         for j, levs in zip(factor_cols, factor_levels, strict=True):
             fcols[int(j)] = [str(v) for v in levs]
     ordm = np.empty((p, n), dtype=_I64)
@@ -769,7 +783,8 @@ def node_questions(
             ordm[j] = np.argsort(X[:, j], kind="stable")
         else:
             if np.shape(order) != (n,):
-                raise ValueError(f"orders[{j}] has shape {np.shape(order)}, expected ({n},)")
+                raise PybsnsingValueError(
+                    f"orders[{j}] has shape {np.shape(order)}, expected ({n},)")
             ordm[j] = order
     qs = question_set_from_orders(
         X, yv, ordm, names, target, segments=_r_segments(nseg_numeric),
@@ -824,7 +839,7 @@ def binarize(
         x = pd.DataFrame(x)
     x = x.drop(columns=["(Intercept)"], errors="ignore")
     n = x.shape[0]
-    names = [str(c) for c in x.columns]
+    names = [quote_name(str(c)) for c in x.columns]
     mat = np.empty((n, len(names)), dtype=np.float64)
     fcols: list[int] = []
     flevels: list[list[str]] = []
@@ -833,19 +848,19 @@ def binarize(
         if isinstance(s.dtype, pd.CategoricalDtype):
             codes = s.cat.codes.to_numpy()
             if (codes < 0).any():
-                raise ValueError(f"missing values in factor column {names[j]!r}")
+                raise PybsnsingValueError(f"missing values in factor column {names[j]!r}")
             mat[:, j] = codes
             fcols.append(j)
             flevels.append([str(v) for v in s.cat.categories])
         elif pd.api.types.is_bool_dtype(s.dtype):
             if s.isna().any():
-                raise ValueError(f"missing values in column {names[j]!r}")
+                raise PybsnsingValueError(f"missing values in column {names[j]!r}")
             mat[:, j] = s.to_numpy(dtype=np.float64)
         elif pd.api.types.is_numeric_dtype(s.dtype):
             mat[:, j] = s.to_numpy(dtype=np.float64, na_value=np.nan)
         else:
             if s.isna().any():
-                raise ValueError(f"missing values in factor column {names[j]!r}")
+                raise PybsnsingValueError(f"missing values in factor column {names[j]!r}")
             strs = s.astype(str).to_numpy()
             levels, codes = np.unique(strs, return_inverse=True)
             mat[:, j] = codes

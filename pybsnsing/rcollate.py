@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from .errors import PybsnsingValueError
+
 __all__ = ["r_collate_key", "r_sort"]
 
 _PUNCT = "\t\n\v\f\r " + "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$"
@@ -118,4 +120,4 @@ def r_sort(values: list[str] | set[str], collation: str = "r") -> list[str]:
         return sorted(values, key=r_collate_key)
     if collation == "codepoint":
         return sorted(values)
-    raise ValueError(f"collation must be 'r' or 'codepoint', not {collation!r}")
+    raise PybsnsingValueError(f"collation must be 'r' or 'codepoint', not {collation!r}")

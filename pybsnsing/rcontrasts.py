@@ -20,6 +20,8 @@ from functools import cache
 
 import numpy as np
 
+from .errors import PybsnsingValueError
+
 __all__ = ["contr_poly"]
 
 # contr.poly(k) of R 4.2.2, column by column (as.vector), as C99 hex doubles.
@@ -56,7 +58,7 @@ def _contr_poly(k: int) -> np.ndarray:
 def contr_poly(k: int) -> tuple[np.ndarray, list[str]]:
     """``contr.poly(k)`` as a k x (k-1) array (read-only) and its column suffixes."""
     if k < 2:
-        raise ValueError(f"contrasts need at least two levels, got {k}")
+        raise PybsnsingValueError(f"contrasts need at least two levels, got {k}")
     out = _contr_poly(k)
     out.flags.writeable = False
     return out, contr_poly_suffixes(k)

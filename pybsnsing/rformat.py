@@ -43,6 +43,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from .errors import PybsnsingValueError
+
 __all__ = [
     "NA_REAL",
     "R_BLANK",
@@ -590,7 +592,7 @@ def r_strtod(text: str, *, exact: bool | None = False, na: bool = False) -> floa
         if rest.startswith("NA"):
             if is_r_blank(rest[2:]):
                 return NA_REAL
-            raise ValueError(f"not a number for R's type.convert: {text!r}")
+            raise PybsnsingValueError(f"not a number for R's type.convert: {text!r}")
     m = _DECIMAL_RE.fullmatch(text)
     if m is not None:
         sign, ipart, fpart, esign, edigits = m.groups()
@@ -604,7 +606,7 @@ def r_strtod(text: str, *, exact: bool | None = False, na: bool = False) -> floa
             return -v if sign == "-" else v
     v, end = _strtod_scan(text, exact=exact)
     if end == 0 or not is_r_blank(text[end:]):
-        raise ValueError(f"not a number for R's type.convert: {text!r}")
+        raise PybsnsingValueError(f"not a number for R's type.convert: {text!r}")
     return v
 
 
@@ -618,19 +620,19 @@ def r_strtoc(text: str, *, na: bool = False) -> complex:
     n = len(text)
     if is_r_blank(text[end:]):
         if end == 0:
-            raise ValueError(f"not a complex number for R's type.convert: {text!r}")
+            raise PybsnsingValueError(f"not a complex number for R's type.convert: {text!r}")
         return complex(x, 0.0)
     if text[end] == "i":
         if end == 0:
-            raise ValueError(f"not a complex number for R's type.convert: {text!r}")
+            raise PybsnsingValueError(f"not a complex number for R's type.convert: {text!r}")
         z, end = complex(0.0, x), end + 1
     else:
         y, end2 = _strtod_scan(text, end, na=na)
         if end2 >= n or text[end2] != "i":  # R backs out (endp = nptr)
-            raise ValueError(f"not a complex number for R's type.convert: {text!r}")
+            raise PybsnsingValueError(f"not a complex number for R's type.convert: {text!r}")
         z, end = complex(x, y), end2 + 1
     if not is_r_blank(text[end:]):
-        raise ValueError(f"not a complex number for R's type.convert: {text!r}")
+        raise PybsnsingValueError(f"not a complex number for R's type.convert: {text!r}")
     return z
 
 
@@ -657,7 +659,7 @@ def r_atof(text: str) -> float:
     ipart, dot, fpart = mant.partition(".")
     digits = ipart + fpart
     if not digits or not digits.isascii() or not digits.isdigit() or (sep and not exp_part):
-        raise ValueError(f"not a numeric literal: {text!r}")
+        raise PybsnsingValueError(f"not a numeric literal: {text!r}")
     expn = -len(fpart)
     if sep:
         es = exp_part
@@ -666,7 +668,7 @@ def r_atof(text: str) -> float:
             esign = -1 if es[0] == "-" else 1
             es = es[1:]
         if not es or not es.isascii() or not es.isdigit():
-            raise ValueError(f"not a numeric literal: {text!r}")
+            raise PybsnsingValueError(f"not a numeric literal: {text!r}")
         expn += esign * _exp_digits(es)
     v = _strtod_decimal(digits, expn)
     return -v if sign < 0 else v

@@ -6,9 +6,11 @@ matrix (duplicate design column names) and the scikit-learn estimator.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["make_names", "make_unique"]
+__all__ = ["is_syntactic", "make_names", "make_unique", "quote_name", "quote_string", "read_quoted"]
 
 _RESERVED = frozenset(
     {
@@ -67,3 +69,90 @@ def make_unique(names: Sequence[str]) -> list[str]:
         seen.add(new)
         result.append(new)
     return result
+
+
+# ---------------------------------------------------------------------------
+# syntactic names and R's backtick quoting (deparse(as.name(x), backtick = TRUE))
+# ---------------------------------------------------------------------------
+
+_DOTS = re.compile(r"\.\.(\.|[0-9]+)")
+_ESCAPES = {"\\": "\\\\", "`": "\\`", "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0",
+            "\a": "\\a", "\b": "\\b", "\f": "\\f", "\v": "\\v"}
+_UNESCAPES = {"\\": "\\", "`": "`", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r",
+              "0": "\0", "a": "\a", "b": "\b", "f": "\f", "v": "\v", " ": " "}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_syntactic(name: str) -> bool:
+    """Whether ``name`` is a syntactically valid R name (``make.names(name) == name``).
+
+    A letter (any alphabet) or a dot not followed by a digit, then letters, digits,
+    dots and underscores; not a reserved word (``if``, ``TRUE``, ``NA``, ``...``, ``..1``).
+    Such names appear unquoted in R code and in pybsnsing's rule texts.
+    """
+    if not isinstance(name, str) or not name:
+        return False
+    if _DOTS.fullmatch(name):
+        return False
+    return _make_name(name) == name
+
+
+def _escape(text: str, quote: str) -> str:
+    out = []
+    for ch in text:
+        if ch == quote or ch == "\\" or ch in _ESCAPES and ch != "`":
+            out.append("\\" + ch if ch in (quote, "\\") else _ESCAPES[ch])
+        elif ord(ch) < 32 or ord(ch) == 127:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def quote_name(name: str) -> str:
+    """``name`` as R code writes it: unchanged when syntactic, else in backticks with
+    backslash escapes (what R's ``deparse(as.name(name), backtick = TRUE)`` gives,
+    e.g. ``petal length`` -> ```petal length```)."""
+    if is_syntactic(name):
+        return name
+    return "`" + _escape(name, "`") + "`"
+
+
+def quote_string(text: str) -> str:
+    """A string as a single-quoted R literal (``'a'``; ``'`` and ``\\`` escaped)."""
+    return "'" + _escape(text, "'") + "'"
+
+
+def read_quoted(text: str, start: int) -> tuple[str, int]:
+    """Read the quoted token (backticks or quotes) starting at ``text[start]``.
+
+    Returns the unescaped content and the index just past the closing quote.
+
+    Raises:
+        ValueError: an unterminated quote or an unknown escape.
+    """
+    quote = text[start]
+    out: list[str] = []
+    i = start + 1
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == quote:
+            return "".join(out), i + 1
+        if ch == "\\":
+            if i + 1 >= n:
+                break
+            nxt = text[i + 1]
+            if nxt == "x" and i + 3 < n + 0 and re.fullmatch(r"[0-9a-fA-F]{2}", text[i + 2:i + 4]):
+                out.append(chr(int(text[i + 2:i + 4], 16)))
+                i += 4
+                continue
+            if nxt not in _UNESCAPES:
+                raise ValueError(f"unknown escape '\\{nxt}' in {text!r}")
+            out.append(_UNESCAPES[nxt])
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    raise ValueError(f"unterminated {quote} in {text!r}")

@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .errors import PybsnsingKeyError, PybsnsingTypeError, PybsnsingValueError
 from .rformat import format_r, format_r_array, r_atof
+from .rnames import quote_name, quote_string, read_quoted
 
 __all__ = [
     "Question",
@@ -41,7 +43,7 @@ __all__ = [
 ]
 
 _INEQ_OPS = (">=", "<=", ">", "<")
-_NAME_RE = re.compile(r"[^\s=<>%'\"|!&()]+")
+_NAME_RE = re.compile(r"[^\s=<>%'\"|!&()`]+")
 _INEQ_RE = re.compile(r" (>=|<=|>|<) (\S+)")
 
 
@@ -50,7 +52,9 @@ class Question:
     """One parsed question.
 
     Attributes:
-        name: the column (variable) name.
+        name: the column (variable) name: unquoted for a backticked name
+            (```petal length``` -> ``petal length``), the call text for a
+            transform (``log(Age)``).
         op: one of ``">" "<" ">=" "<=" "==" "%in%"``.
         value: for inequalities and unquoted ``==`` the number (float, parsed as
             R does); for quoted ``==`` the string between the quotes; None for
@@ -58,6 +62,7 @@ class Question:
         values: the strings of ``%in%c(...)``; empty otherwise.
         literal: the literal text of the value as written (the number text, or
             the quoted string without quotes).
+        quoted: the name was written in backticks.
     """
 
     name: str
@@ -65,124 +70,173 @@ class Question:
     value: float | str | None
     values: tuple[str, ...] = ()
     literal: str = ""
+    quoted: bool = False
+
+    @property
+    def label(self) -> str:
+        """The name as the text writes it (backticks where R needs them)."""
+        return quote_name(self.name) if self.quoted else self.name
 
     @property
     def text(self) -> str:
         """The question text in R's layout (round-trips the parsed text)."""
+        name = self.label
         if self.op in _INEQ_OPS:
-            return f"{self.name} {self.op} {self.literal}"
+            return f"{name} {self.op} {self.literal}"
         if self.op == "==":
             if isinstance(self.value, str):
-                return f"{self.name}=='{self.value}'"
-            return f"{self.name}=={self.literal}"
-        return f"{self.name}%in%c(" + ",".join(f"'{v}'" for v in self.values) + ")"
+                return f"{name}=={quote_string(self.value)}"
+            return f"{name}=={self.literal}"
+        return f"{name}%in%c(" + ",".join(quote_string(v) for v in self.values) + ")"
 
     @property
     def group_key(self) -> str:
         """ENUM group: ``name>`` for ``>``/``>=``, ``name<`` for ``<``/``<=``, else the text."""
         if self.op in (">", ">="):
-            return self.name + ">"
+            return self.label + ">"
         if self.op in ("<", "<="):
-            return self.name + "<"
+            return self.label + "<"
         return self.text
 
 
+def _bad(text: str, why: str = "") -> PybsnsingValueError:
+    return PybsnsingValueError(f"cannot parse question {text!r}" + (f": {why}" if why else ""))
+
+
+def _read_string(s: str, i: int, text: str) -> tuple[str, int]:
+    try:
+        return read_quoted(s, i)
+    except ValueError as exc:
+        raise _bad(text, str(exc)) from None
+
+
 def _split_quoted_list(body: str, text: str) -> tuple[str, ...]:
-    """``'a','b'`` -> ('a', 'b'); quotes may hold commas."""
+    """``'a','b'`` -> ('a', 'b'); quotes may hold commas and escaped quotes."""
     out: list[str] = []
     i = 0
     n = len(body)
     while i < n:
         if body[i] != "'":
-            raise ValueError(f"cannot parse the %in% list of question {text!r}")
-        j = body.find("'", i + 1)
-        if j < 0:
-            raise ValueError(f"unterminated quote in question {text!r}")
-        out.append(body[i + 1 : j])
-        i = j + 1
+            raise _bad(text, "the %in% list must hold quoted strings")
+        value, i = _read_string(body, i, text)
+        out.append(value)
         if i < n:
             if body[i] != ",":
-                raise ValueError(f"cannot parse the %in% list of question {text!r}")
+                raise _bad(text, "the %in% list must be separated by commas")
             i += 1
             if i == n:
-                raise ValueError(f"cannot parse the %in% list of question {text!r}")
+                raise _bad(text, "the %in% list ends with a comma")
     if not out:
-        raise ValueError(f"empty %in% list in question {text!r}")
+        raise _bad(text, "empty %in% list")
     return tuple(out)
 
 
+def _skip_parens(s: str, i: int, text: str) -> int:
+    """Index just past the parenthesis group opening at ``s[i]``."""
+    depth = 0
+    n = len(s)
+    while i < n:
+        ch = s[i]
+        if ch in "`'\"":
+            _, i = _read_string(s, i, text)
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise _bad(text, "unbalanced parentheses")
+
+
+def _read_name(s: str, text: str) -> tuple[str, bool, int]:
+    """The variable token at the start of ``s``: (name, quoted, end)."""
+    if s.startswith("`"):
+        name, end = _read_string(s, 0, text)
+        return name, True, end
+    m = _NAME_RE.match(s)
+    if m is None:
+        raise _bad(text, "no variable name")
+    end = m.end()
+    if end < len(s) and s[end] == "(":  # a transform such as log(Age)
+        end = _skip_parens(s, end, text)
+    return s[:end], False, end
+
+
 def parse_question(text: str) -> Question:
-    """Parse one question text (``x > 1.5``, ``f=='a'``, ``b==1``, ``f%in%c('a','b')``).
+    """Parse one question text (``x > 1.5``, ``f=='a'``, ``b==1``, ``f%in%c('a','b')``,
+    ```petal length` > 1.5``, ``log(Age) > 2``).
 
     Raises:
-        ValueError: the text is not one of the forms bsnsing writes.
+        PybsnsingValueError: the text is not one of the forms bsnsing writes.
     """
     if not isinstance(text, str):
-        raise TypeError(f"question text must be a str, got {type(text).__name__}")
+        raise PybsnsingTypeError(f"question text must be a str, got {type(text).__name__}")
     return _parse_question_cached(text)
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _parse_question_cached(text: str) -> Question:
     s = text.strip()
-    m = _NAME_RE.match(s)
-    if m is None:
-        raise ValueError(f"cannot parse question {text!r}: no variable name")
-    name = m.group(0)
-    rest = s[m.end() :]
+    name, quoted, end = _read_name(s, text)
+    rest = s[end:]
     mi = _INEQ_RE.fullmatch(rest)
     if mi is not None:
         op, lit = mi.group(1), mi.group(2)
         try:
             val = r_atof(lit)
-        except ValueError as exc:
-            raise ValueError(f"cannot parse the number of question {text!r}") from exc
-        return Question(name, op, val, (), lit)
+        except ValueError:
+            raise _bad(text, f"{lit!r} is not a number") from None
+        return Question(name, op, val, (), lit, quoted)
     if rest.startswith("=="):
         lit = rest[2:]
-        if len(lit) >= 2 and lit[0] == "'" and lit[-1] == "'" and "'" not in lit[1:-1]:
-            return Question(name, "==", lit[1:-1], (), lit[1:-1])
+        if lit.startswith("'"):
+            value, stop = _read_string(lit, 0, text)
+            if stop != len(lit):
+                raise _bad(text, "text after the quoted value")
+            return Question(name, "==", value, (), value, quoted)
         try:
             val = r_atof(lit)
-        except ValueError as exc:
-            raise ValueError(f"cannot parse question {text!r}") from exc
-        return Question(name, "==", val, (), lit)
+        except ValueError:
+            raise _bad(text, f"{lit!r} is not a number or a quoted string") from None
+        return Question(name, "==", val, (), lit, quoted)
     if rest.startswith("%in%c(") and rest.endswith(")"):
         vals = _split_quoted_list(rest[len("%in%c(") : -1], text)
-        return Question(name, "%in%", None, vals, "")
-    raise ValueError(f"cannot parse question {text!r}")
+        return Question(name, "%in%", None, vals, "", quoted)
+    raise _bad(text)
 
 
 def _split_rule(text: str) -> list[str]:
-    """Split a rule on `` | `` outside single quotes."""
+    """Split a rule on `` | `` outside quotes and backticks."""
     parts: list[str] = []
-    buf: list[str] = []
-    inq = False
+    start = 0
     i = 0
     n = len(text)
     while i < n:
         ch = text[i]
-        if ch == "'":
-            inq = not inq
-        if not inq and text.startswith(" | ", i):
-            parts.append("".join(buf))
-            buf = []
-            i += 3
+        if ch in "'`\"":
+            try:
+                _, i = read_quoted(text, i)
+            except ValueError as exc:
+                raise PybsnsingValueError(f"cannot parse rule {text!r}: {exc}") from None
             continue
-        buf.append(ch)
+        if text.startswith(" | ", i):
+            parts.append(text[start:i])
+            i += 3
+            start = i
+            continue
         i += 1
-    if inq:
-        raise ValueError(f"unterminated quote in rule {text!r}")
-    parts.append("".join(buf))
+    parts.append(text[start:])
     return parts
 
 
 def parse_rule(text: str) -> list[Question]:
     """Parse a rule text (questions joined by `` | ``) into its questions."""
     if not isinstance(text, str):
-        raise TypeError(f"rule text must be a str, got {type(text).__name__}")
+        raise PybsnsingTypeError(f"rule text must be a str, got {type(text).__name__}")
     if text.strip() == "":
-        raise ValueError("empty rule text")
+        raise PybsnsingValueError("empty rule text")
     return [parse_question(p) for p in _split_rule(text)]
 
 
@@ -221,7 +275,7 @@ def _column_kind(col: Any) -> tuple[str, np.ndarray, np.ndarray | None]:
         col = np.asarray(col, dtype=object)
     arr = np.asarray(col)
     if arr.ndim != 1:
-        raise ValueError(f"a data column must be one-dimensional, got shape {arr.shape}")
+        raise PybsnsingValueError(f"a data column must be one-dimensional, got shape {arr.shape}")
     if arr.dtype == bool:
         return "lgl", arr.astype(np.float64), None
     if arr.dtype.kind in "iuf":
@@ -348,18 +402,18 @@ def evaluate_rule(
     else:
         questions = list(rule)
         if not questions:
-            raise ValueError("a rule needs at least one question")
+            raise PybsnsingValueError("a rule needs at least one question")
     out: np.ndarray | None = None
     cache: dict[str, Any] = {}
     for q in questions:
-        if q.name not in cache:
-            cache[q.name] = _get_column(columns, q.name)
-        ans = evaluate_question(q, cache[q.name])
+        if q.label not in cache:
+            cache[q.label] = _get_column(columns, q)
+        ans = evaluate_question(q, cache[q.label])
         if out is None:
             out = ans.copy()
         else:
             if ans.shape != out.shape:
-                raise ValueError(
+                raise PybsnsingValueError(
                     f"columns of the rule have different lengths ({out.shape[0]} vs "
                     f"{ans.shape[0]} for {q.name!r})"
                 )
@@ -368,10 +422,11 @@ def evaluate_rule(
     return out
 
 
-def _get_column(columns: Mapping[str, Any] | pd.DataFrame, name: str) -> Any:
+def _lookup(columns: Mapping[str, Any] | pd.DataFrame, name: str) -> Any:
+    """The column ``name`` (the first of that name in a DataFrame), or None."""
     if isinstance(columns, pd.DataFrame):
         if name not in columns.columns:
-            raise KeyError(f"object {name!r} not found (the rule uses a column the data lack)")
+            return None
         loc = columns.columns.get_loc(name)
         if isinstance(loc, slice):
             return columns.iloc[:, loc.start]
@@ -381,6 +436,46 @@ def _get_column(columns: Mapping[str, Any] | pd.DataFrame, name: str) -> Any:
     try:
         return columns[name]
     except KeyError:
-        raise KeyError(
-            f"object {name!r} not found (the rule uses a column the data lack)"
-        ) from None
+        return None
+
+
+def _get_column(columns: Mapping[str, Any] | pd.DataFrame, q: Question | str) -> Any:
+    """The values a question's name stands for: the column of that name (as written,
+    then unquoted), or, for a transform such as ``log(Age)``, its value computed from
+    the columns it uses (R's ``with(data, log(Age))``; a fixed list of functions)."""
+    if isinstance(q, str):
+        q = Question(q, "==", 0.0)
+    for key in dict.fromkeys((q.label, q.name)):
+        col = _lookup(columns, key)
+        if col is not None:
+            return col
+    if not q.quoted and "(" in q.name:
+        from .errors import PybsnsingError
+        from .formula import evaluate_expr, parse_expr
+
+        try:
+            expr = parse_expr(q.name)
+        except PybsnsingError:
+            expr = None
+        if expr is not None:
+            def column(var: str) -> np.ndarray:
+                col = _lookup(columns, var)
+                if col is None:
+                    col = _lookup(columns, quote_name(var))
+                if col is None:
+                    raise PybsnsingKeyError(f"object {var!r} not found (the rule uses "
+                                            f"{q.name!r}, and the data lack {var!r})")
+                kind, data, missing = _column_kind(col)
+                if kind == "str":
+                    raise PybsnsingValueError(f"{q.name!r}: the column {var!r} is not numeric")
+                return data
+
+            value = evaluate_expr(expr, column)
+            n = None
+            for v in expr.variables():
+                n = len(column(v))
+                break
+            return np.broadcast_to(np.asarray(value, dtype=np.float64),
+                                   (n,) if n is not None else np.shape(value)).copy()
+    raise PybsnsingKeyError(
+        f"object {q.name!r} not found (the rule uses a column the data lack)")

@@ -127,6 +127,26 @@ def _r_strsplit(text: str, sep: str) -> list[str]:
     return parts
 
 
+def _hide_backticked(text: str) -> str:
+    """``text`` with every ``<``/``>`` inside backticks replaced (same length)."""
+    if "`" not in text:
+        return text
+    out = list(text)
+    inside = False
+    i = 0
+    while i < len(out):
+        ch = out[i]
+        if inside and ch == "\\":
+            i += 2
+            continue
+        if ch == "`":
+            inside = not inside
+        elif inside and ch in "<>":
+            out[i] = "\x00"
+        i += 1
+    return "".join(out)
+
+
 def question_groups(texts: Sequence[str]) -> np.ndarray:
     """Group id of each question, as R's ``bslearn`` derives it from the column names.
 
@@ -149,7 +169,8 @@ def question_groups(texts: Sequence[str]) -> np.ndarray:
         raise TypeError("texts must be a sequence of strings, not a single string")
     names = [str(t) for t in texts]
     p = len(names)
-    std = [t.replace("<=", "<").replace(">=", ">") for t in names]
+    # a name in backticks (pybsnsing's non-syntactic names) is one token: hide its < and >
+    std = [_hide_backticked(t).replace("<=", "<").replace(">=", ">") for t in names]
     grp = np.zeros(p, dtype=np.int64)
     keys: dict[str, int] = {}
     for op in (">", "<"):

@@ -44,6 +44,7 @@ bsnsing is deterministic: there is no ``random_state``.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import warnings
 from typing import Any
@@ -58,6 +59,8 @@ from sklearn.utils.validation import (
     check_is_fitted,
     column_or_1d,
 )
+
+from .errors import DataError, PybsnsingError, PybsnsingValueError
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data
@@ -88,6 +91,27 @@ def _validate(est: BaseEstimator, X: Any, y: Any = "no_validation", **kwargs: An
     if kwargs.pop("skip_check_array", False):
         kwargs["cast_to_ndarray"] = False
     return est._validate_data(X, y, **kwargs)
+
+
+@contextlib.contextmanager
+def _input_errors():
+    """scikit-learn's (and numpy's) input errors as pybsnsing's :class:`DataError`,
+    worded for the user (the message of a check of scikit-learn is kept)."""
+    try:
+        yield
+    except PybsnsingError:
+        raise
+    except (ValueError, TypeError) as exc:
+        msg = str(exc)
+        if any(t in msg for t in ("could not convert", "float() argument", "NAType",
+                                  "cannot convert")):
+            msg = ("X given as an array must hold numbers only (each argument must be a "
+                   "string or a number convertible to float; found text, an object or pd.NA); "
+                   "pass a pandas DataFrame to use string, categorical or nullable columns")
+        elif "not supported between instances" in msg:
+            msg = ("y mixes class labels of different types (e.g. numbers and strings); "
+                   "give the classes as one type")
+        raise DataError(msg) from exc
 
 
 def _response_name(columns: list[str]) -> str:
@@ -211,15 +235,16 @@ class BsnsingClassifier(ClassifierMixin, BaseEstimator):
                 yv = column_or_1d(y, warn=True)
                 check_consistent_length(X, yv)
                 if yv.dtype.kind in "fc" and not np.isfinite(yv).all():
-                    raise ValueError("Input y contains NaN or infinity.")
+                    raise PybsnsingValueError("Input y contains NaN or infinity.")
             else:
                 _validate(self, X, reset=False, skip_check_array=True)
             if X.shape[0] < 1:
-                raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a "
+                raise PybsnsingValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a "
                                  "minimum of 1 is required.")
             if X.shape[1] < 1:
-                raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a "
-                                 "minimum of 1 is required.")
+                raise PybsnsingValueError(
+                    f"Found array with 0 feature(s) (shape={X.shape}) while a "
+                    "minimum of 1 is required.")
             frame = X.reset_index(drop=True).copy()
         else:
             # an array: numbers, unless the model was fitted on a frame (whose
@@ -257,11 +282,12 @@ class BsnsingClassifier(ClassifierMixin, BaseEstimator):
         from .api import bsnsing
 
         control = self.control()
-        frame, yv = self._frame(X, fit=True, y=y)
-        check_classification_targets(yv)
-        classes, codes = np.unique(yv, return_inverse=True)
+        with _input_errors():
+            frame, yv = self._frame(X, fit=True, y=y)
+            check_classification_targets(yv)
+            classes, codes = np.unique(yv, return_inverse=True)
         if classes.size < 2:
-            raise ValueError(
+            raise PybsnsingValueError(
                 "Classifier can't train when only one class is present "
                 f"(got the single class {classes[0]!r}); bsnsing needs at least two classes."
             )
@@ -275,7 +301,8 @@ class BsnsingClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, n_samples x n_classes, columns in ``classes_`` order."""
         check_is_fitted(self)
-        frame, _ = self._frame(X, fit=False)
+        with _input_errors():
+            frame, _ = self._frame(X, fit=False)
         if frame.isna().to_numpy().any():
             warnings.warn(
                 "X has missing values; as in R bsnsing, a question on a missing value is "

@@ -84,7 +84,7 @@ def test_duplicate_design_names_are_made_unique_with_a_warning():
         (lambda df: df.assign(y="yes"), ValueError, "single class"),
         (lambda df: df.assign(x=np.nan), ValueError, "only missing values"),
         (lambda df: df.assign(x=np.inf), ValueError, "infinite"),
-        (lambda df: df.rename(columns={"x": "x-1"}), ValueError, "invalid name"),
+        (lambda df: df.rename(columns={"x": "x-1"}).assign(z=1j), ValueError, "complex"),
         (lambda df: df.assign(f=pd.Categorical(["a"] * len(df))), ValueError, "single level"),
         (lambda df: df.to_numpy(), TypeError, "DataFrame"),
     ],
@@ -92,6 +92,11 @@ def test_duplicate_design_names_are_made_unique_with_a_warning():
 def test_bad_input_gives_clear_errors(make, exc, match):
     with pytest.raises(exc, match=match):
         bsnsing("y ~ .", make(_df()), import_external=False)
+
+
+def test_names_r_rejects_are_backticked_in_the_design():
+    d, _ = build_design("y ~ .", _df().rename(columns={"x": "x-1"}))
+    assert "`x-1`" in d.names  # R bsnsing: "invalid name"; pybsnsing goes beyond it
 
 
 def test_missing_column_in_formula():

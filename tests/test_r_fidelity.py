@@ -113,10 +113,13 @@ def test_ordered_factor_tree_equals_r(r_bs, k):
     np.testing.assert_allclose(py.predict(df), r_predict(fit.robject, df), rtol=0, atol=1e-12)
 
 
-def test_ordered_factor_with_five_levels_is_an_invalid_name_as_in_r(r_bs):
+def test_ordered_factor_with_five_levels_fits_where_r_stops_on_an_invalid_name(r_bs):
+    # R bsnsing stops on the column name o^4 ("invalid name"); pybsnsing goes beyond it
+    # and writes the name in backticks, as R deparses a non-syntactic name (issue 12)
     df = _ordered_frame(5)
-    with pytest.raises(ValueError, match=r"invalid name.*o\^4"):
-        bsnsing("y ~ .", df)
+    model = bsnsing("y ~ .", df)
+    assert model.design.names == ["o.L", "o.Q", "o.C", "`o^4`", "x"]
+    np.testing.assert_array_equal(model.predict(df, impute=True), model.fitted_prob)
     with pytest.raises(Exception, match="invalid name"):
         _r_fit(df, "y ~ .")
 

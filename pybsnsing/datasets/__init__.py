@@ -105,12 +105,20 @@ def _columns_table() -> pd.DataFrame:
 
 
 def _manifest_row(name: str) -> dict[str, str]:
+    if not isinstance(name, str):
+        from ..errors import PybsnsingTypeError
+
+        raise PybsnsingTypeError(
+            f"the data set name must be a string such as 'iris', not {type(name).__name__} "
+            f"{name!r:.60}; see pybsnsing.datasets.list_datasets()")
     for row in _manifest_rows():
         if row["name"] == name:
             return row
     names = [row["name"] for row in _manifest_rows()]
+    from ..errors import PybsnsingValueError
+
     if name in NOT_BUNDLED:
-        raise ValueError(
+        raise PybsnsingValueError(
             f"data set {name!r} is not bundled with pybsnsing (too large); read "
             f"{NOT_BUNDLED[name]} from the bsnsing reference data with "
             "pybsnsing.datasets.read_canonical(path, columns, dataset)"
@@ -121,7 +129,7 @@ def _manifest_row(name: str) -> dict[str, str]:
     if hints:
         msg += f"; did you mean {', '.join(repr(h) for h in hints)}?"
     msg += f" (names are case-sensitive; available: {', '.join(names)})"
-    raise ValueError(msg)
+    raise PybsnsingValueError(msg)
 
 
 def list_datasets() -> pd.DataFrame:
@@ -210,6 +218,8 @@ def load_dataset(name: str, *, r_classes: bool = False) -> pd.DataFrame:
         For an unknown name (the message lists close matches) or a data set that is not
         bundled.
     """
+    if not isinstance(name, str):
+        _manifest_row(name)  # raises: the name must be a string
     df = _load_cached(name).copy(deep=True)
     if r_classes:
         cols = dataset_columns(name)

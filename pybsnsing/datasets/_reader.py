@@ -76,6 +76,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
+from ..errors import PybsnsingKeyError, PybsnsingValueError
 from ..rcollate import r_sort
 from ..rformat import R_BLANK, format_r, r_strtoc, r_strtod
 from ..rnames import make_names, make_unique
@@ -350,7 +351,7 @@ def read_csv(
         compression="infer",
     )
     if raw.shape[0] == 0:
-        raise ValueError("the CSV has no header line")
+        raise PybsnsingValueError("the CSV has no header line")
     header = [
         "" if (v is None or (isinstance(v, float) and math.isnan(v))) else v
         for v in raw.iloc[0].tolist()
@@ -401,7 +402,7 @@ def restore_factors(df: pd.DataFrame, levels: dict[str, list[str]]) -> pd.DataFr
     out = df.copy()
     for col, lv in levels.items():
         if col not in out.columns:
-            raise KeyError(f"column {col!r} listed as a factor is not in the data")
+            raise PybsnsingKeyError(f"column {col!r} listed as a factor is not in the data")
         chars = r_as_character(out[col])
         allowed = set(lv)
         chars[[c is not None and c not in allowed for c in chars]] = None

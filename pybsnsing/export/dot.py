@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import PybsnsingValueError
 from .latex import label_text, preorder, prob1, select_trees
 
 __all__ = ["to_dot", "dot_quote"]
@@ -94,7 +95,7 @@ def to_dot(model: Any, file: str | os.PathLike[str] | None = None, *,
         (``t<k>_n<number>`` for class tree ``k`` of a multi-class model).
     """
     if len(class_colors) != 2:
-        raise ValueError(f"class_colors must have two colours, got {class_colors!r}")
+        raise PybsnsingValueError(f"class_colors must have two colours, got {class_colors!r}")
     selected = select_trees(model, tree)
     lines = [
         f"digraph {dot_quote(name)} {{",

@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import PybsnsingTypeError, PybsnsingValueError
+
 __all__ = ["to_latex", "RULE_FONTS", "PAPER_SIZES"]
 
 #: R's choices for ``rule_font`` (the first is the default).
@@ -101,17 +103,17 @@ def preorder(tree: Any) -> list[NodeView]:
     """
     nodes = list(tree.nodes)
     if not nodes:
-        raise ValueError("the tree has no nodes")
+        raise PybsnsingValueError("the tree has no nodes")
     by_number = {int(nd.number): nd for nd in nodes}
     if 0 not in by_number:
-        raise ValueError("the tree has no root node (number 0)")
+        raise PybsnsingValueError("the tree has no root node (number 0)")
     out: list[NodeView] = []
     stack: list[tuple[int, int]] = [(0, 0)]
     seen: set[int] = set()
     while stack:
         number, depth = stack.pop()
         if number in seen:
-            raise ValueError(f"node {number} is reached twice; the tree links are broken")
+            raise PybsnsingValueError(f"node {number} is reached twice; the tree links are broken")
         seen.add(number)
         nd = by_number[number]
         lchild, rchild = int(nd.lchild), int(nd.rchild)
@@ -166,7 +168,7 @@ def select_trees(model: Any, tree: int | None) -> list[tuple[Any, str | None]]:
     """
     if not is_multiclass(model):
         if tree not in (None, 0):
-            raise ValueError(f"a two-class model has a single tree; got tree={tree!r}")
+            raise PybsnsingValueError(f"a two-class model has a single tree; got tree={tree!r}")
         return [(model, None)]
     trees: Sequence[Any] = model.trees
     levels = list(getattr(model, "ylevels", [t.ycode[1] for t in trees]))
@@ -174,7 +176,7 @@ def select_trees(model: Any, tree: int | None) -> list[tuple[Any, str | None]]:
     if tree is None:
         return list(zip(trees, titles, strict=True))
     if isinstance(tree, bool) or not isinstance(tree, (int, np.integer)):
-        raise TypeError(f"tree must be an integer index, got {tree!r}")
+        raise PybsnsingTypeError(f"tree must be an integer index, got {tree!r}")
     k = int(tree)
     if not 0 <= k < len(trees):
         raise IndexError(f"tree index {k} out of range for {len(trees)} class trees")
@@ -189,13 +191,13 @@ def select_trees(model: Any, tree: int | None) -> list[tuple[Any, str | None]]:
 def _match_arg(value: str, choices: Sequence[str], name: str) -> str:
     """R's ``match.arg``: an exact choice or a unique prefix of one."""
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a string, got {value!r}")
+        raise PybsnsingTypeError(f"{name} must be a string, got {value!r}")
     if value in choices:
         return value
     hits = [c for c in choices if c.startswith(value)] if value else []
     if len(hits) == 1:
         return hits[0]
-    raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+    raise PybsnsingValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
 
 
 def _rule_display(rule: str) -> str:
@@ -289,9 +291,9 @@ def to_latex(model: Any, file: str | os.PathLike[str] | None = None, *,
     rule_font = _match_arg(rule_font, RULE_FONTS, "rule_font")
     papersize = _match_arg(papersize, PAPER_SIZES, "papersize")
     if len(class_colors) != 2:
-        raise ValueError(f"class_colors must have two colours, got {class_colors!r}")
+        raise PybsnsingValueError(f"class_colors must have two colours, got {class_colors!r}")
     if class_labels is not None and len(class_labels) != 2:
-        raise ValueError(f"class_labels must have two labels, got {class_labels!r}")
+        raise PybsnsingValueError(f"class_labels must have two labels, got {class_labels!r}")
     selected = select_trees(model, tree)
 
     head = [

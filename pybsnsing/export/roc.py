@@ -35,6 +35,8 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..errors import PybsnsingValueError
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
@@ -111,9 +113,9 @@ def _as_label_array(labels: Any) -> np.ndarray:
     else:
         arr = np.asarray(labels)
     if arr.ndim != 1:
-        raise ValueError("labels must be one-dimensional")
+        raise PybsnsingValueError("labels must be one-dimensional")
     if arr.dtype.kind in "fO" and bool(pd.isna(arr).any()):
-        raise ValueError("labels contain missing values")
+        raise PybsnsingValueError("labels contain missing values")
     return arr
 
 
@@ -160,10 +162,10 @@ def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
     lab = _as_label_array(labels)
     sc = np.asarray(scores, dtype=np.float64)
     if sc.ndim != 1 or lab.shape[0] != sc.shape[0]:
-        raise ValueError("labels and scores must be 1-D and of the same length")
+        raise PybsnsingValueError("labels and scores must be 1-D and of the same length")
     n = sc.shape[0]
     if n == 0:
-        raise ValueError("need at least one observation")
+        raise PybsnsingValueError("need at least one observation")
     is_pos, pos_label = _positive_mask(lab, pos_label)
 
     order = np.argsort(-sc, kind="stable")  # NaN last, ties in row order

@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import PybsnsingKeyError, PybsnsingTypeError, PybsnsingValueError
+
 __all__ = ["QuantileBinarizer", "apply_binarizer", "is_binary_column"]
 
 
@@ -56,9 +58,9 @@ class QuantileBinarizer:
 
     def __init__(self, n_thresholds: int = 5) -> None:
         if isinstance(n_thresholds, bool) or not isinstance(n_thresholds, (int, np.integer)):
-            raise TypeError("n_thresholds must be an integer")
+            raise PybsnsingTypeError("n_thresholds must be an integer")
         if n_thresholds < 1:
-            raise ValueError("n_thresholds must be at least 1")
+            raise PybsnsingValueError("n_thresholds must be at least 1")
         self.n_thresholds = int(n_thresholds)
         self.thresholds_: dict[str, list[float]] | None = None
         self.columns_: list[str] | None = None
@@ -96,7 +98,7 @@ class QuantileBinarizer:
         out: dict[str, np.ndarray] = {}
         for col in self.columns_:
             if col not in df.columns:
-                raise KeyError(f"column {col!r} missing from the data to binarise")
+                raise PybsnsingKeyError(f"column {col!r} missing from the data to binarise")
             x = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float, na_value=np.nan)
             if col in self.thresholds_:
                 for q in self.thresholds_[col]:
@@ -139,15 +141,16 @@ def apply_binarizer(binarizer, df: pd.DataFrame, fit: bool) -> pd.DataFrame:
     elif callable(binarizer):
         out = binarizer(df)
     else:
-        raise TypeError("binarizer must be callable or have fit_transform/transform methods")
+        raise PybsnsingTypeError(
+        "binarizer must be callable or have fit_transform/transform methods")
     if isinstance(out, np.ndarray):
         out = pd.DataFrame(out, index=df.index, columns=[f"b{j}" for j in range(out.shape[1])])
     if not isinstance(out, pd.DataFrame):
-        raise TypeError(
+        raise PybsnsingTypeError(
             f"the binarizer must return a DataFrame of 0/1 columns, not {type(out).__name__}"
         )
     if len(out) != len(df):
-        raise ValueError(
+        raise PybsnsingValueError(
             f"the binarizer returned {len(out)} rows for {len(df)} rows of input"
         )
     return out

@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..errors import PybsnsingValueError
 from .binarize import QuantileBinarizer, apply_binarizer
 from .model import OptimalTreeModel
 from .solver import check_binary, murtree_fit
@@ -26,7 +27,8 @@ def murtree(
 
     The design matrix is built as bsnsing builds it
     (:func:`pybsnsing.design.build_design`: R's ``model.matrix`` with
-    treatment contrasts and the intercept dropped, via formulaic; missing
+    treatment contrasts and the intercept dropped, formulas read by
+    :mod:`pybsnsing.formula`; missing
     numbers imputed with column medians; rows with a missing response
     dropped). Columns that are not 0/1 are then binarised: by default with
     :class:`~pybsnsing.optimal.binarize.QuantileBinarizer` (``x <= q`` at up
@@ -48,7 +50,7 @@ def murtree(
         binarizer = QuantileBinarizer()
     Xb = apply_binarizer(binarizer, df, fit=True)
     if Xb.shape[1] == 0:
-        raise ValueError("the binarised design has no columns")
+        raise PybsnsingValueError("the binarised design has no columns")
     check_binary(Xb, "the binarised design")
     model = murtree_fit(
         Xb,

@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import PybsnsingKeyError, PybsnsingValueError
+
 __all__ = ["OptimalTreeModel", "OptimalTreeNode"]
 
 _FORMAT = "pybsnsing.OptimalTreeModel"
@@ -160,18 +162,18 @@ class OptimalTreeModel:
                         D[miss, j] = med[j]
                 df = pd.DataFrame(D, columns=self.design.names, index=X.index)
                 if self.binarizer is None:
-                    raise ValueError(
+                    raise PybsnsingValueError(
                         "this model has no binarizer (a custom binarizer is not saved by "
                         "to_dict); pass the binary feature columns instead"
                     )
                 X = apply_binarizer(self.binarizer, df, fit=False)
             missing = [c for c in self.feature_names if c not in X.columns]
             if missing:
-                raise KeyError(f"the data lack the feature columns {missing[:10]}")
+                raise PybsnsingKeyError(f"the data lack the feature columns {missing[:10]}")
             X = X[self.feature_names]
         Xb = check_binary(X, "X")
         if Xb.shape[1] != self.n_features:
-            raise ValueError(
+            raise PybsnsingValueError(
                 f"X has {Xb.shape[1]} columns; the tree was fitted on {self.n_features}"
             )
         return Xb
@@ -204,7 +206,7 @@ class OptimalTreeModel:
                 leaf of each row (columns in ``classes_`` order).
         """
         if type not in ("class", "prob"):
-            raise ValueError(f"type must be 'class' or 'prob', not {type!r}")
+            raise PybsnsingValueError(f"type must be 'class' or 'prob', not {type!r}")
         leaf = self.apply(X)
         if type == "class":
             pred = np.array([nd.prediction for nd in self.nodes], dtype=np.int64)
@@ -353,7 +355,8 @@ class OptimalTreeModel:
         from .binarize import QuantileBinarizer
 
         if d.get("format") != _FORMAT:
-            raise ValueError(f"not a serialised OptimalTreeModel (format {d.get('format')!r})")
+            raise PybsnsingValueError(
+                f"not a serialised OptimalTreeModel (format {d.get('format')!r})")
         nodes = [
             OptimalTreeNode(
                 id=int(n["id"]),

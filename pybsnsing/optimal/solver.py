@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import PybsnsingValueError
 from . import _engine
 from .model import OptimalTreeModel, OptimalTreeNode
 
@@ -24,22 +25,23 @@ def check_binary(X: Any, name: str = "X_binary") -> np.ndarray:
         try:
             A = X.to_numpy(dtype=float, na_value=np.nan)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must hold only 0/1 values: {exc}") from exc
+            raise PybsnsingValueError(f"{name} must hold only 0/1 values: {exc}") from exc
     else:
         A = np.asarray(X)
         if A.dtype == object:
             try:
                 A = A.astype(float)
             except (TypeError, ValueError) as exc:
-                raise ValueError(f"{name} must hold only 0/1 values: {exc}") from exc
+                raise PybsnsingValueError(f"{name} must hold only 0/1 values: {exc}") from exc
         if A.dtype.kind not in "biuf":
-            raise ValueError(f"{name} must be a numeric or boolean 0/1 matrix, not {A.dtype}")
+            raise PybsnsingValueError(
+                f"{name} must be a numeric or boolean 0/1 matrix, not {A.dtype}")
     if A.ndim != 2:
-        raise ValueError(f"{name} must be 2-dimensional, got {A.ndim} dimension(s)")
+        raise PybsnsingValueError(f"{name} must be 2-dimensional, got {A.ndim} dimension(s)")
     if A.dtype.kind == "f":
         if np.isnan(A).any():
             rows, cols = np.nonzero(np.isnan(A))
-            raise ValueError(
+            raise PybsnsingValueError(
                 f"{name} contains NaN (first at row {rows[0]}, column {cols[0]}); "
                 "binary features must not be missing"
             )
@@ -48,7 +50,7 @@ def check_binary(X: Any, name: str = "X_binary") -> np.ndarray:
         if bad.any():
             rows, cols = np.nonzero(bad)
             value = A[rows[0], cols[0]].item()
-            raise ValueError(
+            raise PybsnsingValueError(
                 f"{name} must be binary (0/1): found {value!r} at row {rows[0]}, "
                 f"column {cols[0]}; binarise the features first (see pybsnsing.optimal.murtree "
                 "for formula data)"
@@ -60,11 +62,11 @@ def _encode_y(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Class labels (sorted, or category order) and integer codes."""
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
-            raise ValueError("y must be one column")
+            raise PybsnsingValueError("y must be one column")
         y = y.iloc[:, 0]
     if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
         if y.isna().any():
-            raise ValueError("y contains missing values")
+            raise PybsnsingValueError("y contains missing values")
         present = set(y.unique().tolist())
         classes = np.asarray([c for c in y.cat.categories if c in present])
         index = {c: i for i, c in enumerate(classes.tolist())}
@@ -75,26 +77,26 @@ def _encode_y(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
             if arr.ndim == 2 and 1 in arr.shape:
                 arr = arr.ravel()
             else:
-                raise ValueError(f"y must be 1-dimensional, got shape {arr.shape}")
+                raise PybsnsingValueError(f"y must be 1-dimensional, got shape {arr.shape}")
         if pd.isna(arr).any():
-            raise ValueError("y contains missing values (NaN/None)")
+            raise PybsnsingValueError("y contains missing values (NaN/None)")
         try:
             classes, codes = np.unique(arr, return_inverse=True)
         except TypeError as exc:
-            raise ValueError(f"y labels cannot be ordered: {exc}") from exc
+            raise PybsnsingValueError(f"y labels cannot be ordered: {exc}") from exc
         codes = codes.astype(np.int64).ravel()
     if len(codes) != n:
-        raise ValueError(f"X_binary has {n} rows but y has {len(codes)} labels")
+        raise PybsnsingValueError(f"X_binary has {n} rows but y has {len(codes)} labels")
     return classes, codes
 
 
 def _check_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, not {value!r}")
+        raise PybsnsingValueError(f"{name} must be an integer, not {value!r}")
     value = int(value)
     if value < lo or (hi is not None and value > hi):
         rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be {rng}, got {value}")
+        raise PybsnsingValueError(f"{name} must be {rng}, got {value}")
     return value
 
 
@@ -113,7 +115,7 @@ def cost_weights(n: int, depth: int, sparse_coefficient: float) -> tuple[int, in
     penalty = min(sparse_coefficient * n, n + 1.0)  # beyond n + 1 a leaf wins anyway
     k = min(30, 60 - s - max(1, n.bit_length()) - (depth + 2))
     if k < 6:
-        raise ValueError("data set too large for the sparse objective at this depth")
+        raise PybsnsingValueError("data set too large for the sparse objective at this depth")
     K = 1 << k
     P = int(round(penalty * K))
     return K << s, (P << s) + 1, s
@@ -165,17 +167,19 @@ def murtree_fit(
         max_num_nodes = _check_int(max_num_nodes, "max_num_nodes", 0)
     n_nodes = limit if max_num_nodes is None else min(max_num_nodes, limit)
     if isinstance(sparse_coefficient, bool) or not isinstance(sparse_coefficient, numbers.Real):
-        raise ValueError(f"sparse_coefficient must be a number, not {sparse_coefficient!r}")
+        raise PybsnsingValueError(
+            f"sparse_coefficient must be a number, not {sparse_coefficient!r}")
     sparse_coefficient = float(sparse_coefficient)
     if not math.isfinite(sparse_coefficient) or sparse_coefficient < 0:
-        raise ValueError(f"sparse_coefficient must be >= 0 and finite, got {sparse_coefficient}")
+        raise PybsnsingValueError(
+            f"sparse_coefficient must be >= 0 and finite, got {sparse_coefficient}")
     if time_limit is None:
         time_limit = math.inf
     if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
-        raise ValueError(f"time_limit must be a number of seconds, not {time_limit!r}")
+        raise PybsnsingValueError(f"time_limit must be a number of seconds, not {time_limit!r}")
     time_limit = float(time_limit)
     if not time_limit > 0:
-        raise ValueError(f"time_limit must be positive, got {time_limit}")
+        raise PybsnsingValueError(f"time_limit must be positive, got {time_limit}")
 
     if isinstance(X_binary, pd.DataFrame):
         names = [str(c) for c in X_binary.columns]
@@ -186,7 +190,7 @@ def murtree_fit(
     if names is None:
         names = [f"x{j}" for j in range(m)]
     if n == 0:
-        raise ValueError("X_binary has no rows")
+        raise PybsnsingValueError("X_binary has no rows")
     classes, codes = _encode_y(y, n)
     C = len(classes)
 

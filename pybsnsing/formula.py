@@ -1,0 +1,574 @@
+"""Formulas as data: a structural parser for R model formulas (never ``eval``).
+
+``y ~ .``, ``y ~ a + b``, ``y ~ . - c``, ``y ~ `petal length` + x``, ``y ~ x - 1``
+and a fixed list of transforms (the ones rpart users write) are read into a
+:class:`ParsedFormula`; nothing in a formula is ever executed. What is accepted:
+
+* names: R names (``Cell.size``) or any column name in backticks
+  (```petal length```, R's quoting, with backslash escapes);
+* ``.``: every data column but the response, in data order;
+* ``+`` (add terms), ``-`` (remove terms), ``0``/``1``/``-1`` (the intercept:
+  bsnsing drops it, but as in R's ``model.matrix`` a formula without one codes
+  the first factor by indicators of all its levels), parentheses;
+* ``a:b`` (product of numeric columns) and ``a*b`` (``a + b + a:b``);
+* the functions :data:`FUNCTIONS` (``log``, ``log2``, ``log10``, ``sqrt``,
+  ``exp``, ``abs``) of one numeric argument, and ``I(...)`` of arithmetic with
+  ``+ - * / ^``, numbers, numeric columns and those functions.
+
+Terms are labelled as R's ``terms()`` labels them (``log(Age)``, ``I(a + b)``,
+``x:z``): R's deparse of the expression, variables of an interaction in the
+order they first appear in the formula, main effects before interactions.
+Anything else (a string, another function, ``%in%``, ``/`` or ``^`` between
+terms, an unknown character) is a :class:`~pybsnsing.errors.FormulaError`
+naming it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import FormulaError
+from .rnames import is_syntactic, quote_name, read_quoted
+
+__all__ = [
+    "FUNCTIONS",
+    "Expr",
+    "ParsedFormula",
+    "Term",
+    "evaluate_expr",
+    "parse_expr",
+    "parse_formula",
+]
+
+#: the functions a formula term may call, and what computes them
+FUNCTIONS: dict[str, Any] = {
+    "log": np.log,
+    "log2": np.log2,
+    "log10": np.log10,
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "abs": np.abs,
+}
+
+_MAX_DEPTH = 60
+_MAX_LENGTH = 100_000
+_NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NAME = re.compile(r"(?:[^\W\d]|\.(?![0-9]))[\w.]*|\.")  # R's syntactic-name shape
+_OPS = "~+-*/^:(),"
+
+
+# ---------------------------------------------------------------------------
+# tokens
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Tok:
+    kind: str  # "name" (plain or backticked), "num", "op", "end"
+    text: str  # the name (unquoted), the number text or the operator
+    pos: int
+    quoted: bool = False
+
+
+def _tokenize(text: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+            continue
+        if ch == "`":
+            try:
+                name, j = read_quoted(text, i)
+            except ValueError:
+                raise FormulaError(
+                    f"unterminated backtick in formula {text!r} (at position {i})") from None
+            toks.append(_Tok("name", name, i, quoted=True))
+            i = j
+            continue
+        if ch in "'\"":
+            raise FormulaError(
+                f"formula {text!r}: a quoted string is not a term; quote column names "
+                "with backticks (`my column`)")
+        if ch == "%":
+            j = text.find("%", i + 1)
+            op = text[i:j + 1] if j > 0 else "%"
+            raise FormulaError(f"formula {text!r}: the operator {op!r} is not supported "
+                               "(use + - : * and the functions of pybsnsing.formula.FUNCTIONS)")
+        m = _NUMBER.match(text, i)
+        if m and (ch.isdigit() or ch == "." and m.end() > i + 1):
+            end = m.end()
+            if end < n and (text[end].isalpha() or text[end] in "_."):
+                raise FormulaError(
+                    f"formula {text!r}: {text[i:end + 1]!r}... is not a name; a column name "
+                    "starting with a digit must be written in backticks (`1st`)")
+            toks.append(_Tok("num", text[i:end], i))
+            i = end
+            continue
+        m = _NAME.match(text, i)
+        if m:
+            toks.append(_Tok("name", m.group(0), i))
+            i = m.end()
+            continue
+        if ch in _OPS:
+            toks.append(_Tok("op", ch, i))
+            i += 1
+            continue
+        raise FormulaError(f"formula {text!r}: unexpected character {ch!r} at position {i}")
+    toks.append(_Tok("end", "", n))
+    return toks
+
+
+# ---------------------------------------------------------------------------
+# expressions (the arithmetic of transforms)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A node of an arithmetic expression.
+
+    ``kind`` is ``"var"`` (``value`` the column name), ``"num"`` (``value`` the
+    number text), ``"neg"``, ``"paren"`` (one arg), ``"op"`` (``value`` one of
+    ``+ - * / ^``, two args) or ``"call"`` (``value`` the function, one arg;
+    ``I`` included).
+    """
+
+    kind: str
+    value: str = ""
+    args: tuple[Expr, ...] = ()
+
+    def label(self) -> str:
+        """R's deparse of the expression."""
+        k = self.kind
+        if k == "var":
+            return quote_name(self.value)
+        if k == "num":
+            from .rformat import format_r
+
+            return format_r(float(self.value))
+        if k == "neg":
+            return "-" + self.args[0].label()
+        if k == "paren":
+            return "(" + self.args[0].label() + ")"
+        if k == "op":
+            sep = self.value if self.value in "/^" else f" {self.value} "
+            return self.args[0].label() + sep + self.args[1].label()
+        return f"{self.value}({self.args[0].label()})"
+
+    def variables(self) -> list[str]:
+        """The column names used, in order of first use."""
+        if self.kind == "var":
+            return [self.value]
+        out: list[str] = []
+        for a in self.args:
+            for v in a.variables():
+                if v not in out:
+                    out.append(v)
+        return out
+
+
+class _Parser:
+    def __init__(self, text: str) -> None:
+        if len(text) > _MAX_LENGTH:
+            raise FormulaError(f"formula of {len(text)} characters is too long "
+                               f"(at most {_MAX_LENGTH})")
+        self.text = text
+        self.toks = _tokenize(text)
+        self.i = 0
+        self.depth = 0
+
+    # helpers
+    def peek(self) -> _Tok:
+        return self.toks[self.i]
+
+    def take(self) -> _Tok:
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def is_op(self, op: str) -> bool:
+        t = self.peek()
+        return t.kind == "op" and t.text == op
+
+    def expect(self, op: str) -> None:
+        t = self.take()
+        if t.kind != "op" or t.text != op:
+            got = "the end" if t.kind == "end" else repr(t.text)
+            raise FormulaError(f"formula {self.text!r}: expected {op!r} at position "
+                               f"{t.pos}, found {got}")
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise FormulaError(f"formula {self.text[:80]!r}... is nested too deeply "
+                               f"(more than {_MAX_DEPTH} levels)")
+
+    def unexpected(self, t: _Tok) -> FormulaError:
+        if t.kind == "end":
+            return FormulaError(f"formula {self.text!r} ends too early")
+        return FormulaError(f"formula {self.text!r}: unexpected {t.text!r} at position {t.pos}")
+
+    # arithmetic: sum := prod (('+'|'-') prod)*; prod := unary (('*'|'/') unary)*;
+    # unary := '-' unary | '+' unary | power; power := atom ('^' unary)?
+    def arith(self) -> Expr:
+        self.enter()
+        e = self.arith_prod()
+        while self.peek().kind == "op" and self.peek().text in "+-":
+            op = self.take().text
+            e = Expr("op", op, (e, self.arith_prod()))
+        self.depth -= 1
+        return e
+
+    def arith_prod(self) -> Expr:
+        e = self.arith_unary()
+        while self.peek().kind == "op" and self.peek().text in "*/":
+            op = self.take().text
+            e = Expr("op", op, (e, self.arith_unary()))
+        return e
+
+    def arith_unary(self) -> Expr:
+        if self.is_op("-") or self.is_op("+"):
+            op = self.take().text
+            self.enter()
+            inner = self.arith_unary()
+            self.depth -= 1
+            return Expr("neg", "", (inner,)) if op == "-" else inner
+        return self.arith_power()
+
+    def arith_power(self) -> Expr:
+        e = self.arith_atom()
+        if self.is_op("^"):
+            self.take()
+            self.enter()
+            e = Expr("op", "^", (e, self.arith_unary()))
+            self.depth -= 1
+        return e
+
+    def arith_atom(self) -> Expr:
+        t = self.take()
+        if t.kind == "num":
+            return Expr("num", t.text)
+        if t.kind == "name":
+            if not t.quoted and self.is_op("("):
+                return self.call(t)
+            if t.text == "." and not t.quoted:
+                raise FormulaError(f"formula {self.text!r}: '.' cannot be used inside an "
+                                   "expression")
+            return Expr("var", t.text)
+        if t.kind == "op" and t.text == "(":
+            self.enter()
+            e = self.arith()
+            self.expect(")")
+            self.depth -= 1
+            return Expr("paren", "", (e,))
+        raise self.unexpected(t)
+
+    def call(self, fname: _Tok) -> Expr:
+        name = fname.text
+        if name != "I" and name not in FUNCTIONS:
+            raise FormulaError(
+                f"formula {self.text!r}: the function {name}() is not supported; a term may "
+                f"use only I() and {', '.join(f'{f}()' for f in FUNCTIONS)} (formulas are "
+                "read as data, never run)")
+        self.expect("(")
+        self.enter()
+        arg = self.arith()
+        if self.is_op(","):
+            raise FormulaError(f"formula {self.text!r}: {name}() takes a single argument here")
+        self.expect(")")
+        self.depth -= 1
+        return Expr("call", name, (arg,))
+
+
+def parse_expr(text: str) -> Expr:
+    """Parse one arithmetic expression (a transform term such as ``log(Age)``)."""
+    if not isinstance(text, str):
+        raise FormulaError(f"an expression must be a string, not {type(text).__name__}")
+    p = _Parser(text)
+    e = p.arith()
+    if p.peek().kind != "end":
+        raise p.unexpected(p.peek())
+    return e
+
+
+def evaluate_expr(expr: Expr, column: Any) -> np.ndarray:
+    """Evaluate an expression; ``column(name)`` returns a column as float64 (NaN missing).
+
+    Invalid results (log of a negative number) are NaN, as in R; no Python code runs.
+    """
+    k = expr.kind
+    if k == "var":
+        return column(expr.value)
+    if k == "num":
+        return np.float64(float(expr.value))
+    with np.errstate(all="ignore"):
+        if k == "neg":
+            return -evaluate_expr(expr.args[0], column)
+        if k == "paren":
+            return evaluate_expr(expr.args[0], column)
+        if k == "op":
+            a = evaluate_expr(expr.args[0], column)
+            b = evaluate_expr(expr.args[1], column)
+            op = expr.value
+            if op == "+":
+                return np.add(a, b)
+            if op == "-":
+                return np.subtract(a, b)
+            if op == "*":
+                return np.multiply(a, b)
+            if op == "/":
+                return np.divide(a, b)
+            return np.power(a, b)
+        a = evaluate_expr(expr.args[0], column)
+        if expr.value == "I":
+            return a
+        return FUNCTIONS[expr.value](a)
+
+
+# ---------------------------------------------------------------------------
+# formulas
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Term:
+    """One term of the right-hand side: the product of its factors.
+
+    ``factors`` are expressions: a plain column (``Expr("var")``) or a transform.
+    ``label`` is R's term label (``x``, ``log(Age)``, ``x:z``).
+    """
+
+    factors: tuple[Expr, ...]
+    label: str
+
+    @property
+    def is_variable(self) -> bool:
+        """A plain column (no transform, no interaction)."""
+        return len(self.factors) == 1 and self.factors[0].kind == "var"
+
+    @property
+    def variable(self) -> str:
+        return self.factors[0].value
+
+    def variables(self) -> list[str]:
+        out: list[str] = []
+        for f in self.factors:
+            for v in f.variables():
+                if v not in out:
+                    out.append(v)
+        return out
+
+
+@dataclass
+class ParsedFormula:
+    """A parsed formula: the response column, the terms (R's order) and the intercept."""
+
+    response: str
+    terms: list[Term]
+    intercept: bool = True
+    text: str = ""
+    variables: list[str] = field(default_factory=list)
+    dot: bool = False
+
+
+# a term during parsing: a tuple of factor keys (labels), ordered by first appearance
+_TermKey = tuple[str, ...]
+
+
+class _FormulaParser(_Parser):
+    def __init__(self, text: str, columns: list[str], response: str) -> None:
+        super().__init__(text)
+        self.columns = columns
+        self.response = response
+        self.exprs: dict[str, Expr] = {}  # factor label -> expression
+        self.order: dict[str, int] = {}  # factor label -> first appearance
+        self.intercept = True
+        self.dot = False
+
+    def factor(self, e: Expr) -> str:
+        lab = e.label()
+        if lab not in self.exprs:
+            self.exprs[lab] = e
+            self.order[lab] = len(self.order)
+        return lab
+
+    def key(self, labels: list[str] | tuple[str, ...]) -> _TermKey:
+        return tuple(sorted(set(labels), key=self.order.__getitem__))
+
+    # rhs := ['-'|'+'] part (('+'|'-') part)*
+    def rhs(self) -> list[_TermKey]:
+        self.enter()
+        terms: list[_TermKey] = []
+        sign = "+"
+        if self.is_op("-") or self.is_op("+"):
+            sign = self.take().text
+        while True:
+            part = self.product()
+            self.apply(terms, part, sign)
+            if self.is_op("+") or self.is_op("-"):
+                sign = self.take().text
+                continue
+            break
+        self.depth -= 1
+        return terms
+
+    def apply(self, terms: list[_TermKey], part: list[_TermKey] | str, sign: str) -> None:
+        if isinstance(part, str):  # "0" or "1"
+            self.intercept = (part == "1") == (sign == "+")
+            return
+        if sign == "+":
+            for t in part:
+                if t not in terms:
+                    terms.append(t)
+        else:
+            for t in part:
+                if t in terms:
+                    terms.remove(t)
+
+    def product(self) -> list[_TermKey] | str:
+        left = self.inter()
+        while self.is_op("*"):
+            self.take()
+            right = self.inter()
+            a, b = self.no_intercept(left, "*"), self.no_intercept(right, "*")
+            out = list(a)
+            for t in b:
+                if t not in out:
+                    out.append(t)
+            for x in a:
+                for y in b:
+                    t = self.key(x + y)
+                    if t not in out:
+                        out.append(t)
+            left = out
+        if self.is_op("/") or self.is_op("^"):
+            t = self.peek()
+            raise FormulaError(
+                f"formula {self.text!r}: the operator {t.text!r} between terms (position "
+                f"{t.pos}) is not supported; write a power or a ratio inside I(), e.g. "
+                "I(x^2) or I(a/b)")
+        return left
+
+    def no_intercept(self, part: list[_TermKey] | str, op: str) -> list[_TermKey]:
+        if isinstance(part, str):
+            raise FormulaError(f"formula {self.text!r}: the number {part} cannot be used "
+                               f"with {op!r}")
+        return part
+
+    def inter(self) -> list[_TermKey] | str:
+        left = self.atom()
+        while self.is_op(":"):
+            self.take()
+            right = self.atom()
+            a, b = self.no_intercept(left, ":"), self.no_intercept(right, ":")
+            left = [self.key(x + y) for x in a for y in b]
+            left = list(dict.fromkeys(left))
+        return left
+
+    def atom(self) -> list[_TermKey] | str:
+        t = self.peek()
+        if t.kind == "num":
+            self.take()
+            try:
+                v = float(t.text)
+            except ValueError:  # pragma: no cover - the tokenizer only gives numbers
+                v = math.nan
+            if v in (0.0, 1.0):
+                return "1" if v == 1.0 else "0"
+            raise FormulaError(f"formula {self.text!r}: the number {t.text} is not a term "
+                               "(only 0, 1 and -1 set the intercept)")
+        if t.kind == "name":
+            self.take()
+            if not t.quoted and self.is_op("("):
+                e = self.call(t)
+                return [(self.factor(e),)]
+            if t.text == "." and not t.quoted:
+                self.dot = True
+                out: list[_TermKey] = []
+                for c in self.columns:
+                    if c != self.response:
+                        out.append((self.factor(Expr("var", c)),))
+                return out
+            return [(self.factor(Expr("var", t.text)),)]
+        if t.kind == "op" and t.text == "(":
+            self.take()
+            inner = self.rhs()
+            self.expect(")")
+            return inner
+        raise self.unexpected(t)
+
+
+def _lhs(text: str) -> tuple[str, str]:
+    """The response name and the right-hand side text of ``text``."""
+    p = _Parser(text)
+    toks = p.toks
+    tilde = [k for k, t in enumerate(toks) if t.kind == "op" and t.text == "~"]
+    if not tilde:
+        raise FormulaError(
+            f"formula must have the form 'response ~ predictors', got {text!r}")
+    if len(tilde) > 1:
+        raise FormulaError(f"formula {text!r} has more than one '~'")
+    left = toks[:tilde[0]]
+    if not left:
+        raise FormulaError(f"formula {text!r} has no response (the left of '~' is empty)")
+    if len(left) != 1 or left[0].kind != "name" or (left[0].text == "." and
+                                                     not left[0].quoted):
+        lhs = text[:toks[tilde[0]].pos].strip()
+        raise FormulaError(
+            f"formula {text!r}: the response must be one column name, got {lhs!r} "
+            "(transform the response column before fitting)")
+    return left[0].text, text[toks[tilde[0]].pos + 1:]
+
+
+def parse_formula(formula: Any, columns: list[str]) -> ParsedFormula:
+    """Parse ``formula`` against the data columns ``columns`` (for ``.``).
+
+    Returns the response, the terms in R's order (main effects first, then
+    interactions, each group in order of appearance) and whether the formula
+    keeps the intercept.
+
+    Raises:
+        FormulaError: the formula is not a string, cannot be parsed, uses
+            something outside the supported list, or has no predictors.
+    """
+    if not isinstance(formula, str):
+        raise FormulaError(
+            f"formula must be a string such as 'y ~ x1 + x2', not {type(formula).__name__}")
+    response, rhs = _lhs(formula)
+    p = _FormulaParser(rhs, list(columns), response)
+    p.text = formula
+    p.factor(Expr("var", response))  # R's variable order starts with the response
+    keys = p.rhs()
+    if p.peek().kind != "end":
+        t = p.peek()
+        if t.kind == "op" and t.text == ")":
+            raise FormulaError(f"formula {formula!r}: unbalanced ')'")
+        raise p.unexpected(t)
+    keys = [k for k in keys if k != (quote_name(response),)]  # the response is no predictor
+    keys = sorted(keys, key=len)  # stable: main effects first, as R orders terms
+    terms = []
+    for k in keys:
+        factors = tuple(p.exprs[lab] for lab in k)
+        terms.append(Term(factors, ":".join(k)))
+    variables: list[str] = []
+    for t in terms:
+        for v in t.variables():
+            if v not in variables:
+                variables.append(v)
+    return ParsedFormula(response=response, terms=terms, intercept=p.intercept,
+                         text=formula, variables=variables, dot=p.dot)
+
+
+def term_label_is_plain(label: str) -> bool:
+    """Whether R bsnsing could use ``label`` in a rule as it is: a syntactic name, or
+    a call of the fixed functions free of the characters R bsnsing rejects."""
+    if is_syntactic(label):
+        return True
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9]*\([^+<=>:/*^\-\s`'\"\\]*\)", label))
