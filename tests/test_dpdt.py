@@ -259,15 +259,15 @@ def cart_problem(seed: int, n: int = 200, classes: int = 3):
     return X, y
 
 
-def sk_points(X, y, depth):
-    """(errors, tests x rows) of scikit-learn's CART (entropy) and every tree of its
+def sk_points(X, y, depth, criterion):
+    """(errors, tests x rows) of scikit-learn's CART and every tree of its
     cost-complexity pruning path."""
     tree_mod = pytest.importorskip("sklearn.tree")
-    base = tree_mod.DecisionTreeClassifier(max_depth=depth, criterion="entropy", random_state=0)
+    base = tree_mod.DecisionTreeClassifier(max_depth=depth, criterion=criterion, random_state=0)
     alphas = base.cost_complexity_pruning_path(X, y).ccp_alphas
     out = []
     for a in alphas:
-        clf = tree_mod.DecisionTreeClassifier(max_depth=depth, criterion="entropy",
+        clf = tree_mod.DecisionTreeClassifier(max_depth=depth, criterion=criterion,
                                               random_state=0, ccp_alpha=max(a, 0.0)).fit(X, y)
         t = clf.tree_
         internal = t.feature >= 0
@@ -275,17 +275,18 @@ def sk_points(X, y, depth):
     return out
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+@pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("depth,gen", [(2, {"cart_depth": 1}), (3, {"cart_depth": 2}),
                                        (3, {"cart_leaves": (3,)}), (4, {"cart_depth": 3})])
-def test_proposition_2(seed, depth, gen):
+def test_proposition_2(seed, depth, gen, criterion):
     X, y = cart_problem(seed)
     n = len(y)
     grid = np.linspace(0, 1, 201)
-    res = dpdt_fit(X, y, depth, tests="cart", alphas=grid, **gen)
+    res = dpdt_fit(X, y, depth, tests="cart", alphas=grid, criterion=criterion, **gen)
     own = [(t.objective, round(t.avg_tests * n)) for _a, t in
-           cart_pruning_path(cart_fit(X, y, depth))]
-    sk = sk_points(X, y, depth)
+           cart_pruning_path(cart_fit(X, y, depth, criterion=criterion))]
+    sk = sk_points(X, y, depth, criterion)
     for a in grid:
         v = res.objective(a) * n
         assert v <= min(e + a * t for e, t in own) + 1e-9
@@ -294,13 +295,14 @@ def test_proposition_2(seed, depth, gen):
     assert res.front.errors.iloc[-1] <= min(e for e, _t in sk)
 
 
-def test_own_cart_is_scikit_learns_cart():
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_own_cart_is_scikit_learns_cart(criterion):
     tree_mod = pytest.importorskip("sklearn.tree")
     for seed in range(3):
         X, y = cart_problem(seed, n=300)
         for depth in (1, 3, 5):
-            ours = cart_fit(X, y, depth)
-            sk = tree_mod.DecisionTreeClassifier(max_depth=depth, criterion="entropy",
+            ours = cart_fit(X, y, depth, criterion=criterion)
+            sk = tree_mod.DecisionTreeClassifier(max_depth=depth, criterion=criterion,
                                                  random_state=0).fit(X, y)
             # same training errors; predictions differ at most where tied splits or
             # tied leaf majorities are resolved differently in small nodes
@@ -326,11 +328,12 @@ def test_pruning_path_is_nested_and_ends_in_a_leaf():
 # paper: DPDT-5, DPDT-4 train accuracy (%)
 TABLE1 = {"banknote": (98.0, 98.0), "segment": (88.2, 88.2), "HTRU_2": (98.0, 98.0),
           "magic04": (83.0, 82.7), "occupancy": (99.4, 99.3)}
-# what the five folds here give (bench/results/dpdt_table1.txt): segment stays 0.5 to
-# 1 point under the paper's 88.2 for every generator depth K = 4..7 (the front
-# saturates), i.e. the paper's split, not the method, is the difference (its optimum
-# there is 88.7); the tolerance for segment is therefore 1.1 points.
-TOLERANCE = {"segment": 1.1}
+# what the five folds here give (bench/results/dpdt_table1.txt, Gini generator): every
+# set within 0.3 points but segment, 0.5 (DPDT-5) and 0.8 (DPDT-4) points under the
+# paper's 88.2: there DPDT-K's accuracy stops growing at 87.66 for K = 5..7, so the
+# difference is the paper's (unpublished) split, not the generator (its optimum there
+# is 88.7). The tolerance for segment is therefore 0.9 points.
+TOLERANCE = {"segment": 0.9}
 
 
 def table1_accuracy(splits, K):
