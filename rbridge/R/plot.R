@@ -446,7 +446,7 @@ plot.mbsnsing <- function(x, ...) plot.bsnsing(x, ...)
 }
 
 # The smallest readable text size when the depth is chosen automatically.
-.min_cex <- 0.5
+.min_cex <- 0.4
 
 .draw_tree <- function(tree, title, args, legend = TRUE) {
   labels <- if (is.null(args$class_labels)) as.character(tree$ycode) else

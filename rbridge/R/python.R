@@ -19,7 +19,7 @@
 #'     fitted, or the option \code{pybsnsing.python} / the environment
 #'     variable \env{PYBSNSING_PYTHON} set before the package is loaded;
 #'   \item a virtual environment named \code{"r-pybsnsing"}, as made by
-#'     \code{\link{install_pybsnsing}()};
+#'     \code{\link{install_pybsnsing}()} (only once that has finished);
 #'   \item whatever Python 'reticulate' finds by itself.
 #' }
 #' Python is started on first use, and once started it cannot be changed in
@@ -32,7 +32,8 @@
 #'   \code{pybsnsing_available()} returns \code{TRUE} when the Python module
 #'   \code{pybsnsing} can be imported (this starts Python).
 #'   \code{pybsnsing_config()} returns a list with the Python executable, its
-#'   version and the \code{pybsnsing} version.
+#'   version, the \code{pybsnsing} version and the pybsnsing wheel this R
+#'   package carries for \code{\link{install_pybsnsing}()}.
 #' @seealso \code{\link{install_pybsnsing}}
 #' @examples
 #' \dontrun{
@@ -76,71 +77,42 @@ pybsnsing_config <- function() {
   core <- .py_core()
   cfg <- reticulate::py_config()
   list(python = cfg$python, python_version = as.character(cfg$version),
-       pybsnsing_version = reticulate::py_to_r(reticulate::py_get_attr(core, "__version__")))
-}
-
-#' Install the Python engine
-#'
-#' Creates (if needed) a Python virtual environment or conda environment
-#' and pip-installs \code{pybsnsing} into it. The package uses a virtual
-#' environment named \code{"r-pybsnsing"} automatically when neither
-#' \env{RETICULATE_PYTHON} nor \code{\link{pybsnsing_use_python}()} says
-#' otherwise.
-#'
-#' @param package what to pip-install: \code{"pybsnsing"}, a path to a
-#'   source checkout of pybsnsing (the directory holding its
-#'   \file{pyproject.toml}), or any other pip requirement.
-#' @param envname name of the environment to create or reuse.
-#' @param method \code{"virtualenv"} or \code{"conda"}.
-#' @param python_version passed to 'reticulate' when a new environment is
-#'   created (Python 3.10 or newer is needed).
-#' @param python for \code{method = "virtualenv"}: the Python executable to
-#'   create the environment from (default: chosen by 'reticulate').
-#' @param ... further arguments to \code{\link[reticulate]{py_install}}.
-#' @return The environment name, invisibly.
-#' @examples
-#' \dontrun{
-#' install_pybsnsing("~/src/pybsnsing")   # from a source checkout
-#' }
-#' @export
-install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
-                              method = c("virtualenv", "conda"), python_version = NULL,
-                              python = NULL, ...) {
-  method <- match.arg(method)
-  if (dir.exists(package)) package <- normalizePath(package)
-  if (method == "virtualenv" && !reticulate::virtualenv_exists(envname)) {
-    reticulate::virtualenv_create(envname, python = python, version = python_version)
-  }
-  if (method == "conda" && !envname %in% reticulate::conda_list()$name) {
-    if (is.null(python_version)) {
-      reticulate::conda_create(envname)
-    } else {
-      reticulate::conda_create(envname, python_version = python_version)
-    }
-  }
-  reticulate::py_install(package, envname = envname, method = method, pip = TRUE, ...)
-  invisible(envname)
+       pybsnsing_version = reticulate::py_to_r(reticulate::py_get_attr(core, "__version__")),
+       bundled_wheel = basename(.bundled_wheels()))
 }
 
 # Choose a Python before reticulate starts one (called from .onLoad; it never
-# starts Python itself).
+# starts Python itself). The virtual environment r-pybsnsing is used only
+# when install_pybsnsing() finished it.
 .configure_python <- function() {
+  .pyb$incomplete_env <- NULL
   if (nzchar(Sys.getenv("RETICULATE_PYTHON"))) return(invisible(NULL))
   python <- getOption("pybsnsing.python", Sys.getenv("PYBSNSING_PYTHON"))
   if (nzchar(python)) {
     try(reticulate::use_python(python, required = FALSE), silent = TRUE)
-  } else if (isTRUE(tryCatch(reticulate::virtualenv_exists("r-pybsnsing"),
-                             error = function(e) FALSE))) {
-    try(reticulate::use_virtualenv("r-pybsnsing", required = FALSE), silent = TRUE)
+    return(invisible(NULL))
+  }
+  prefix <- tryCatch(.venv_path("r-pybsnsing"), error = function(e) NULL)
+  if (!is.null(prefix) && dir.exists(prefix)) {
+    env_python <- .env_python(prefix)
+    if (.env_ready(prefix) && !is.null(env_python)) {
+      try(reticulate::use_python(env_python, required = FALSE), silent = TRUE)
+    } else {
+      .pyb$incomplete_env <- prefix
+    }
   }
   invisible(NULL)
 }
 
 .py_unavailable <- function(e) {
+  incomplete <- if (!is.null(.pyb$incomplete_env)) {
+    paste0("\nThe virtual environment ", .pyb$incomplete_env, " was not finished by ",
+           "install_pybsnsing() and is not used: run install_pybsnsing() again.")
+  }
   stop(paste0(
     "the Python module 'pybsnsing' cannot be imported: ", .clean_message(e),
     "\nPoint R at a Python that has it: set RETICULATE_PYTHON, call ",
-    "pybsnsing_use_python(), or run install_pybsnsing()."), call. = FALSE)
+    "pybsnsing_use_python(), or run install_pybsnsing().", incomplete), call. = FALSE)
 }
 
 # The Python modules (imported on first use).
@@ -183,6 +155,7 @@ install_pybsnsing <- function(package = "pybsnsing", envname = "r-pybsnsing",
     return(paste0(type, ": ", value))
   }
   msg <- sub("\\s*Detailed traceback:.*$", "", msg)
+  msg <- sub("\\s*Detected Python configuration:.*$", "", msg)
   msg <- sub("\\s*Run `reticulate::py_last_error\\(\\)` for details\\..*$", "", msg)
   msg <- sub("^Error in py_call_impl\\(callable, .*\\) :\\s*", "", msg)
   trimws(msg)

@@ -193,7 +193,8 @@ rcpp_bslearn <- function(nrows, ncols, input_y, input_x, grp, max_rules, max_tim
 #' @aliases mbsnsing
 #' @exportClass mbsnsing
 #' @export mbsnsing
-mbsnsing <- methods::setClass("mbsnsing")
+#' @importFrom methods setClass
+mbsnsing <- setClass("mbsnsing")
 
 # R bsnsing 1.0.1 exports every function by name (exportPattern), methods too:
 #' @rawNamespace export(bsnsing.default, bsnsing.formula, plot.bsnsing, plot.mbsnsing,

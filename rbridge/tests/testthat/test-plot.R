@@ -40,7 +40,7 @@ test_that("plot(bs) draws on the current device: rules, n, class mix, leaves", {
     r <- drawn[drawn$node == nd$node.rchild, ]
     expect_true(l$y < p$y && r$y < p$y && l$x < p$x && p$x < r$x)
   }
-  expect_true(all(drawn$cex >= 0.5))
+  expect_true(all(drawn$cex >= pybsnsing:::.min_cex))
 })
 
 test_that("numbers in pictured rules have `digits` significant digits", {
@@ -141,7 +141,7 @@ test_that("a big tree is drawn to a readable depth, with a message", {
   png_file <- tempfile(fileext = ".png")
   grDevices::png(png_file, width = 800, height = 600)
   expect_message(drawn <- plot(big), "drawn down to depth")
-  expect_true(all(drawn$cex >= 0.5))
+  expect_true(all(drawn$cex >= pybsnsing:::.min_cex))
   expect_lt(nrow(drawn), 2 * nleaves - 1)
   all_nodes <- plot(big, max.depth = Inf)
   grDevices::dev.off()

@@ -10,7 +10,9 @@ test_that("ROC_func computes R bsnsing's AUC", {
   f <- tempfile(fileext = ".png")
   grDevices::png(f)
   on.exit(grDevices::dev.off())
+  grDevices::pdf(NULL)
   expect_equal(ROC_func(df, 2, 1, pos.label = "y", plot.ROC = TRUE), 8 / 9)
+  grDevices::dev.off()
 })
 
 test_that("ROC_func agrees with pybsnsing's roc_auc", {
