@@ -9,14 +9,23 @@ shared between runs but the numba cache on disk:
 * ``first fit``: in a fresh process, ``bsnsing("Class ~ .", BreastCancer)`` with
   defaults right after the import and the data load (kernels loaded from the numba
   cache, plus the lazy imports of the first fit: formulaic, numba);
-* ``first fit, cold cache``: the same with ``NUMBA_CACHE_DIR`` pointing to an empty
-  folder, i.e. with every kernel the fit uses compiled (``--cold``);
+* ``--cold``: a first use of every setting in ONE fresh process whose
+  ``NUMBA_CACHE_DIR`` is an empty temporary folder, i.e. with every kernel compiled
+  as it is first needed: the first default fit on BreastCancer, then fits with
+  ``max_rules`` 1, 3 and 4, ``node_size``, ``import_external=False``,
+  ``no_same_gender_children``, ``suppress_internal``, a multi-class response (iris), a
+  fit forced onto the parallel code paths (taken on large data), the first ``murtree_fit`` and the
+  first ``murtree`` (formula). Per step: wall time, the compile pause (numba's
+  ``numba:compile`` events) split by kernel family (``binarize``, ``enum``, ``rpart``,
+  ``murtree``: numba's own helpers are counted in the family of the kernel that pulled
+  them in) and the slowest kernels (``--top``);
 * ``warmup()``: :func:`pybsnsing.warmup` in a fresh process (cache populated);
 * ``warm fit``: the median of ``--repeat`` further fits in that process.
 
 Usage::
 
     python bench/bench_startup.py [--runs 5] [--repeat 20] [--dataset BreastCancer] [--cold]
+    python bench/bench_startup.py --cold-only [--top 5]      # just the empty-cache profile
 
 Prints the medians (and min/max) over ``--runs`` processes.
 """
@@ -56,6 +65,101 @@ print(json.dumps({"import": t1 - t0, "load": t2 - t1, "first_fit": t3 - t2,
                   "warm": sorted(warm)[len(warm) // 2] if warm else None}))
 """
 
+_COLD = r"""
+import collections, json, sys, time
+T0 = time.perf_counter()
+import numba.core.event as ev
+
+FAMILIES = ("binarize", "enum", "rpart", "murtree")
+stack = []                                  # [family or None, start, children's time]
+fam_time = collections.defaultdict(float)   # exclusive compile time per family
+kern_time = collections.defaultdict(float)  # exclusive time per pybsnsing kernel (+ helpers)
+nsig = collections.Counter()
+
+
+def _family(disp):
+    mod = getattr(disp.py_func, "__module__", "") or ""
+    if mod.startswith("pybsnsing.kernels."):
+        return mod.rsplit(".", 1)[1], disp.py_func.__name__
+    return None, None
+
+
+class _Listener(ev.Listener):
+    def on_start(self, event):
+        fam, name = _family(event.data["dispatcher"])
+        if fam is None and stack:  # numba's own helper: charged to the enclosing kernel
+            fam, name = stack[-1][3], stack[-1][4]
+        stack.append([fam, time.process_time(), 0.0, fam or "other", name or "other"])
+        own = _family(event.data["dispatcher"])
+        if own[0] is not None:
+            nsig[f"{own[0]}.{own[1]}"] += 1
+
+    def on_end(self, event):
+        fam, t, child, famname, name = stack.pop()
+        dur = time.process_time() - t
+        fam_time[famname] += dur - child
+        kern_time[f"{famname}.{name}"] += dur - child
+        if stack:
+            stack[-1][2] += dur
+
+
+ev.register("numba:compile", _Listener())
+t, c = time.perf_counter(), time.process_time()
+import numpy as np
+import pybsnsing
+from pybsnsing.datasets import dataset_formula, load_dataset
+bc = load_dataset("BreastCancer")
+ir = load_dataset("iris")
+steps = [("import pybsnsing + load data", time.perf_counter() - t, time.process_time() - c,
+          {}, {}, {})]
+
+
+def step(label, fn):
+    fam_time.clear(); kern_time.clear(); nsig.clear()
+    t, c = time.perf_counter(), time.process_time()
+    fn()
+    steps.append((label, time.perf_counter() - t, time.process_time() - c, dict(fam_time),
+                  dict(kern_time), dict(nsig)))
+
+
+def big():
+    import pybsnsing.search as S
+    # every chunk and Gram matrix counted in parallel, however small
+    S._PAR_MIN_SLOTS, S._GRAM_PAR_WORK = 1, 0
+    try:
+        pybsnsing.bsnsing(f, bc, max_rules=4)
+    finally:
+        S._PAR_MIN_SLOTS, S._GRAM_PAR_WORK = None, 1 << 27
+
+
+def mt_fit():
+    from pybsnsing.optimal import murtree_fit
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (300, 20))
+    murtree_fit(X, X[:, 0] ^ X[:, 3], max_depth=3)
+
+
+def mt_formula():
+    from pybsnsing.optimal import murtree
+    murtree(dataset_formula("BreastCancer"), bc, max_depth=3)
+
+
+f = dataset_formula("BreastCancer")
+step("first fit: BreastCancer, defaults", lambda: pybsnsing.bsnsing(f, bc))
+step("max_rules=1", lambda: pybsnsing.bsnsing(f, bc, max_rules=1))
+step("max_rules=3", lambda: pybsnsing.bsnsing(f, bc, max_rules=3))
+step("max_rules=4", lambda: pybsnsing.bsnsing(f, bc, max_rules=4))
+step("node_size=10", lambda: pybsnsing.bsnsing(f, bc, node_size=10))
+step("import_external=False", lambda: pybsnsing.bsnsing(f, bc, import_external=False))
+step("no_same_gender_children", lambda: pybsnsing.bsnsing(f, bc, no_same_gender_children=True))
+step("suppress_internal", lambda: pybsnsing.bsnsing(f, bc, suppress_internal=True))
+step("multi-class (iris)", lambda: pybsnsing.bsnsing("Species ~ .", ir))
+step("parallel code paths (max_rules=4)", big)
+step("first murtree_fit (depth 3)", mt_fit)
+step("first murtree (formula, BreastCancer)", mt_formula)
+print(json.dumps(steps))
+"""
+
 _WARMUP = r"""
 import json, time
 t0 = time.perf_counter()
@@ -79,14 +183,48 @@ def _stats(xs: list[float]) -> str:
             f"{len(xs)} runs)")
 
 
+def cold_profile(top: int = 4) -> str:
+    """The ``--cold`` table: one fresh process, empty numba cache, every setting in turn."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "NUMBA_CACHE_DIR": tmp, "PYBSNSING_QUIET_COMPILE": "1"}
+        t = time.perf_counter()
+        out = _run(_COLD, env=env)[1]
+        total = time.perf_counter() - t
+    steps = json.loads(out.strip().splitlines()[-1])
+    fams = ("binarize", "enum", "rpart", "murtree", "other")
+    lines = ["one fresh process, EMPTY numba cache (NUMBA_CACHE_DIR=<tmp>); seconds: wall and "
+             "CPU of the step, its numba compile time (CPU) in all and by kernel family",
+             f"{'step':42s} {'wall':>6s} {'cpu':>6s} {'compile':>7s} "
+             + " ".join(f"{f:>8s}" for f in fams)]
+    for label, wall, cpu, fam, kern, nsig in steps:
+        comp = sum(fam.values())
+        lines.append(f"{label:42s} {wall:6.2f} {cpu:6.2f} {comp:7.2f} "
+                     + " ".join(f"{fam.get(f, 0.0):8.2f}" for f in fams))
+        slow = sorted(kern.items(), key=lambda kv: -kv[1])[:top]
+        if slow and comp > 0.05:
+            lines.append(" " * 6 + "slowest: " + ", ".join(
+                f"{k} {v:.2f}" + (f" ({nsig[k]} sigs)" if nsig.get(k, 1) > 1 else "")
+                for k, v in slow))
+    lines.append(f"whole process (python start-up included): {total:.2f} s wall; load average "
+                 f"before: {load:.2f} (a loaded machine stretches wall times, not CPU times)")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5, help="fresh processes per figure")
     ap.add_argument("--repeat", type=int, default=20, help="warm fits per process")
     ap.add_argument("--dataset", default="BreastCancer")
     ap.add_argument("--cold", action="store_true",
-                    help="also time a first fit with an empty numba cache (compiles)")
+                    help="also profile first uses with an empty numba cache (compiles)")
+    ap.add_argument("--cold-only", action="store_true",
+                    help="only the empty-cache profile")
+    ap.add_argument("--top", type=int, default=4, help="slowest kernels listed per step")
     args = ap.parse_args(argv)
+    if args.cold_only:
+        print(cold_profile(args.top))
+        return 0
 
     bare = [_run("pass")[0] for _ in range(args.runs)]
     imp = [_run("import pybsnsing")[0] for _ in range(args.runs)]
@@ -117,10 +255,12 @@ def main(argv: list[str] | None = None) -> int:
         cold = []
         for _ in range(max(1, min(args.runs, 2))):
             with tempfile.TemporaryDirectory() as tmp:
-                env = {**os.environ, "NUMBA_CACHE_DIR": tmp}
+                env = {**os.environ, "NUMBA_CACHE_DIR": tmp, "PYBSNSING_QUIET_COMPILE": "1"}
                 out = _run(_FIT, args.dataset, "0", env=env)[1].strip().splitlines()[-1]
                 cold.append(json.loads(out)["first_fit"])
         print(f"  first fit, EMPTY numba cache (compile): {_stats(cold)}")
+        print()
+        print(cold_profile(args.top))
     return 0
 
 

@@ -336,9 +336,16 @@ def test_kernels_compile_once():
         for mr in (1, 2, 3, 4):
             enum_search(Bv, yv, list(range(12)), max_rules=mr, node_size=2,
                         no_same_gender_children=True)
-    for disp in (K.popcount_rows, K.gram_counts, K.level_one, K.level_two, K.extend_level,
-                 K.last_level):
+    # one signature per kernel (the serial and parallel loops call the phase kernels with
+    # the same argument types); the level drivers get a second one only when a level is
+    # large enough for the parallel code (par=True instead of None)
+    for disp in (K.popcount_rows, K._gram_serial, K._gram_parallel, K.level_one,
+                 K.level_two, K._stored_phase1, K._last_phase1, K._last_phase1_k2,
+                 K._fill_chunk, K._grow1, K._grow2):
         assert len(disp.signatures) <= 1, disp
+    for disp in (K._extend_level, K._last_level):
+        assert len(disp.signatures) <= 2, disp
+        assert len({str(s[:-3]) for s in disp.signatures}) <= 1, disp
 
 
 # ---------------------------------------------------------------------------------------

@@ -202,11 +202,11 @@ def _gram_parallel(X, G):
             _gram_row(X, G, m - 1 - r)
 
 
-@njit(cache=True)
 def gram_counts(X, parallel):
     """Symmetric Gram matrix of a packed matrix: ``G[i, j] = |col i AND col j|`` (int32).
 
-    The diagonal is left 0 (it is ``popcount_rows``).
+    The diagonal is left 0 (it is ``popcount_rows``). Chosen here, in Python, so that
+    the parallel kernel is compiled only by the first search that uses it.
     """
     m = X.shape[0]
     G = np.zeros((m, m), np.int32)
@@ -265,7 +265,8 @@ def _grow1(a, n):
     if a.shape[0] >= n:
         return a
     b = np.empty(max(n, 2 * a.shape[0]), a.dtype)
-    b[: a.shape[0]] = a
+    for i in range(a.shape[0]):  # a loop, not b[:k] = a: no shape-error machinery to compile
+        b[i] = a[i]
     return b
 
 
@@ -275,7 +276,9 @@ def _grow2(a, n):
     if a.shape[0] >= n:
         return a
     b = np.empty((max(n, 2 * a.shape[0]), a.shape[1]), a.dtype)
-    b[: a.shape[0], :] = a
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            b[i, j] = a[i, j]
     return b
 
 
@@ -456,8 +459,9 @@ def _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pf
 def _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                             idx, c, vb2, covp, covn, status, work):
     for t in prange(c):
+        # int64 as in the serial loop: one compiled _stored_phase1 serves both
         _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx,
-                       t, vb2, covp, covn, status, work)
+                       np.int64(t), vb2, covp, covn, status, work)
 
 
 @njit(cache=True)
@@ -472,14 +476,35 @@ def _fill_chunk(ptau2, vb2, p0, P, idx, cap):
     return c, p0
 
 
-@njit(cache=True)
+def _may_run_parallel(m, P, chunk_slots, par_min_slots):
+    """False when no chunk of a level can reach ``par_min_slots`` child slots: a chunk
+    holds at most ``min(P, cap)`` parents of ``m`` slots each."""
+    cap = max(16, int(chunk_slots) // max(int(m), 1))
+    return min(int(P), cap) * int(m) >= int(par_min_slots)
+
+
 def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
                  vb2, node_size, nsgc, parallel, chunk_slots, par_min_slots):
+    """One stored level (see :func:`_extend_level`).
+
+    The parallel code is compiled only by the first level that can use it: unless some
+    chunk may be counted in parallel, the kernel is called with ``par=None`` and numba
+    prunes the parallel branch before compiling.
+    """
+    par = True if parallel and _may_run_parallel(Xp.shape[0], pfp.shape[0], chunk_slots,
+                                                 par_min_slots) else None
+    return _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
+                         ptau2, vb2, node_size, nsgc, par, chunk_slots, par_min_slots)
+
+
+@njit(cache=True)
+def _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
+                  vb2, node_size, nsgc, par, chunk_slots, par_min_slots):
     """One stored level (its kept children are extended later) from parents ``pcols``.
 
-    ``use_gram``: prune by pair-count bounds (``Gp``/``Gn`` valid); ``parallel``: count
-    chunks of at least ``par_min_slots`` child slots in parallel; a chunk holds at most
-    ``chunk_slots`` slots (at least 16 parents).
+    ``use_gram``: prune by pair-count bounds (``Gp``/``Gn`` valid); ``par`` (``True`` or
+    ``None``): count chunks of at least ``par_min_slots`` child slots in parallel; a chunk
+    holds at most ``chunk_slots`` slots (at least 16 parents).
 
     Returns ``(ccols, cfp, cfn, ctau2, vb2, best_p, best_j, neval)``: the kept children
     (P' x (k+1)) with their FP, FN and doubled bounds, the new doubled incumbent, the parent
@@ -503,15 +528,18 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
     work = np.empty((cap, 2, m), np.int32)
     covp = np.empty((cap, Xp.shape[1]), np.uint64)
     covn = np.empty((cap, Xn.shape[1]), np.uint64)
-    p0 = 0
+    p0 = np.int64(0)
     while p0 < P:
         c, p0 = _fill_chunk(ptau2, vb2, p0, P, idx, cap)
         if c == 0:
             break
-        if parallel and c * m >= par_min_slots:
-            _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
-                                    pfp, pfn, idx, c, vb2, covp, covn, status, work)
-        else:
+        done = False
+        if par is not None:  # pruned when par is None: the parallel kernel is not compiled
+            if c * m >= par_min_slots:
+                _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
+                                        pfp, pfn, idx, c, vb2, covp, covn, status, work)
+                done = True
+        if not done:
             for t in range(c):
                 _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
                                pfn, idx, t, vb2, covp, covn, status, work)
@@ -678,20 +706,31 @@ def _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, 
     nb = covp.shape[0]
     # block b owns scratch row b and the parents b, b + nb, b + 2*nb, ...
     for b in prange(nb):
-        for t in range(b, c, nb):
+        row = np.int64(b)  # int64 as in the serial loop: one compiled kernel serves both
+        for t in range(row, c, nb):
             if pcols.shape[1] == 2:
                 _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
-                                pfn, idx, t, vb2, node_size, nsgc, covp, covn, b, elig,
+                                pfn, idx, t, vb2, node_size, nsgc, covp, covn, row, elig,
                                 bestv, bestj)
             else:
                 _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
-                             pfn, idx, t, vb2, node_size, nsgc, covp, covn, b, elig, bestv,
+                             pfn, idx, t, vb2, node_size, nsgc, covp, covn, row, elig, bestv,
                              bestj)
 
 
-@njit(cache=True)
 def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2,
                node_size, nsgc, nblocks, chunk_slots, par_min_slots):
+    """The last level (see :func:`_last_level`); like :func:`extend_level`, the parallel
+    code is compiled only by the first level that can use it."""
+    par = True if nblocks > 1 and _may_run_parallel(Xp.shape[0], pfp.shape[0], chunk_slots,
+                                                    par_min_slots) else None
+    return _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
+                       vb2, node_size, nsgc, nblocks, par, chunk_slots, par_min_slots)
+
+
+@njit(cache=True)
+def _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2,
+                node_size, nsgc, nblocks, par, chunk_slots, par_min_slots):
     """The last level (rules of ``max_rules`` questions): nothing is stored.
 
     Phase 1 summarises each parent of a chunk (its number of children and its first best
@@ -700,7 +739,8 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
     incumbent when strictly better -- exactly what the child-by-child scan does, since the
     improvements within one parent are strictly decreasing.  ``nblocks`` > 1 runs phase 1
     in parallel over that many scratch rows for chunks of at least ``par_min_slots`` child
-    slots; a chunk holds at most ``chunk_slots`` slots (at least 16 parents).
+    slots (``par`` not None); a chunk holds at most ``chunk_slots`` slots (at least 16
+    parents).
 
     Returns ``(vb2, best_p, best_j, neval)``.
     """
@@ -718,24 +758,28 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
     bestj = np.empty(cap, np.int64)
     covp = np.empty((nb, Xp.shape[1]), np.uint64)
     covn = np.empty((nb, Xn.shape[1]), np.uint64)
-    p0 = 0
+    row0 = np.int64(0)
+    p0 = np.int64(0)
     while p0 < P:
         c, p0 = _fill_chunk(ptau2, vb2, p0, P, idx, cap)
         if c == 0:
             break
-        if nb > 1 and c * m >= par_min_slots:
-            _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
-                                  pfn, idx, c, vb2, node_size, nsgc, covp, covn, elig, bestv,
-                                  bestj)
-        else:
+        done = False
+        if par is not None:  # pruned when par is None: the parallel kernel is not compiled
+            if nb > 1 and c * m >= par_min_slots:
+                _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
+                                      pfp, pfn, idx, c, vb2, node_size, nsgc, covp, covn, elig,
+                                      bestv, bestj)
+                done = True
+        if not done:
             for t in range(c):
                 if k == 2:
                     _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
-                                    pfp, pfn, idx, t, vb2, node_size, nsgc, covp, covn, 0,
+                                    pfp, pfn, idx, t, vb2, node_size, nsgc, covp, covn, row0,
                                     elig, bestv, bestj)
                 else:
                     _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
-                                 pfn, idx, t, vb2, node_size, nsgc, covp, covn, 0, elig,
+                                 pfn, idx, t, vb2, node_size, nsgc, covp, covn, row0, elig,
                                  bestv, bestj)
         for t in range(c):
             p = idx[t]

@@ -38,6 +38,13 @@ bounds (only strictly better trees are sought), dynamic child order (the
 child with the larger leaf cost first) and refined lower bounds for failed
 searches. The tree is rebuilt top-down at the end by asking the cache again.
 
+Compile time
+------------
+Every helper is compiled once: int64 arguments throughout (a literal int argument
+would compile a helper once per literal value) and element loops instead of slice
+copies (``a[:] = b`` pulls numba's shape-error message formatting, seconds of
+string code, into the first compile).
+
 ``_solve`` is recursive and is only ever called from Python
 (:class:`SearchState`): numba's on-disk cache cannot reload a jitted caller of
 a recursive jitted function. A search stops early (status -1) when the time
@@ -615,7 +622,8 @@ def _sim_push(simm, simh, simv, simnext, level, mask, h1, h2):
         if simv[level, s] != 0 and simh[level, s, 0] == h1 and simh[level, s, 1] == h2:
             return
     s = simnext[level]
-    simm[level, s, :] = mask
+    for w in range(mask.shape[0]):  # a loop, not a slice copy (see the module notes)
+        simm[level, s, w] = mask[w]
     simh[level, s, 0] = h1
     simh[level, s, 1] = h2
     simv[level, s] = 1
@@ -672,7 +680,7 @@ def _counters(dat, buf, ctx, meta, level, side):
     tot = np.int64(0)
     for c in range(cnts.shape[2]):
         tot += cnts[level, side, c]
-    mF = 0
+    mF = np.int64(0)
     for f in range(m):
         col = Xb[f]
         s = np.int64(0)
@@ -700,7 +708,8 @@ def _fresh_slot(ctx, p, side, mask):
         base = 1 + 2 * side
         k = base if cur[p, side] != base else base + 1
     cur[p, side] = k
-    prev_mask[p, side, :] = mask
+    for w in range(mask.shape[0]):
+        prev_mask[p, side, w] = mask[w]
     inc_ok[p, side] = 1
     return k
 
@@ -769,6 +778,13 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     optimum, feature -1 = leaf), 0 = no tree with cost <= ub (cost is a lower
     bound > ub), -1 = out of time.
     """
+    # int64 constants for the helpers' arguments: literal ints would compile every helper
+    # once per distinct literal (numba types a literal argument as its own type)
+    _M1 = np.int64(-1)
+    _Z = np.int64(0)
+    _1 = np.int64(1)
+    _2 = np.int64(2)
+    _3 = np.int64(3)
     Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
     masks, cnts, hs, simm, simh, simv, simnext, feats = buf
     d, n = _norm(d, n)
@@ -792,14 +808,14 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     lb0 = lb
     lb = _sim_lb(simm, simh, simv, store, level, mask, d, n, A, lb)
     if lb >= leaf:
-        _cache_put(store, meta, h1, h2, d, n, leaf, leaf, -1, 0, 0)
+        _cache_put(store, meta, h1, h2, d, n, leaf, leaf, _M1, _Z, _Z)
         if leaf <= ub:
             return 1, leaf, -1, 0, 0
         return 0, leaf, -1, 0, 0
     if lb > ub:
         if lb > lb0:
             meta[M_NSIM] += 1
-            _cache_put(store, meta, h1, h2, d, n, lb, -1, -1, 0, 0)
+            _cache_put(store, meta, h1, h2, d, n, lb, _M1, _M1, _Z, _Z)
         return 0, lb, -1, 0, 0
 
     if d <= 2:
@@ -809,11 +825,11 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
         out = np.empty((3, 5), dtype=np.int64)
         _d2_solve(P, M, has_m, cnt, mF, l2g, A, B, out, rowbuf, diag)
         meta[M_NTERM] += 1
-        _cache_put(store, meta, h1, h2, 1, 1, out[0, 0], out[0, 0], out[0, 1], out[0, 2],
+        _cache_put(store, meta, h1, h2, _1, _1, out[0, 0], out[0, 0], out[0, 1], out[0, 2],
                    out[0, 3])
-        _cache_put(store, meta, h1, h2, 2, 2, out[1, 0], out[1, 0], out[1, 1], out[1, 2],
+        _cache_put(store, meta, h1, h2, _2, _2, out[1, 0], out[1, 0], out[1, 1], out[1, 2],
                    out[1, 3])
-        _cache_put(store, meta, h1, h2, 2, 3, out[2, 0], out[2, 0], out[2, 1], out[2, 2],
+        _cache_put(store, meta, h1, h2, _2, _3, out[2, 0], out[2, 0], out[2, 1], out[2, 2],
                    out[2, 3])
         _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
         b = 0 if d == 1 else (1 if n == 2 else 2)
@@ -887,8 +903,8 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
         first = 0 if lmL >= lmR else 1
         for nL in range(lo, hi + 1):
             nR = n - 1 - nL
-            lbL = _child_lb(store, cnts, hs, level + 1, 0, d - 1, nL, A)
-            lbR = _child_lb(store, cnts, hs, level + 1, 1, d - 1, nR, A)
+            lbL = _child_lb(store, cnts, hs, level + 1, _Z, d - 1, nL, A)
+            lbR = _child_lb(store, cnts, hs, level + 1, _1, d - 1, nR, A)
             if lbL + lbR + B > ub:
                 if lbL + lbR + B < refined:
                     refined = lbL + lbR + B
@@ -948,7 +964,7 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     newlb = min(refined, leaf)
     if lb > newlb:
         newlb = lb
-    _cache_put(store, meta, h1, h2, d, n, newlb, -1, -1, 0, 0)
+    _cache_put(store, meta, h1, h2, d, n, newlb, _M1, _M1, _Z, _Z)
     _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
     return 0, newlb, -1, 0, 0
 
@@ -972,7 +988,8 @@ def _set_root(dat, buf, root_mask):
     """Write the full data set as the root subproblem (level 0, side 0)."""
     Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
     masks, cnts, hs, simm, simh, simv, simnext, feats = buf
-    masks[0, 0, :] = root_mask
+    for w in range(root_mask.shape[0]):
+        masks[0, 0, w] = root_mask[w]
     for c in range(cws.shape[0] - 1):
         s = np.int64(0)
         for w in range(cws[c], cws[c + 1]):

@@ -749,7 +749,7 @@ def rpart_anova_rows(
     maxpri = maxcompete + 1
     if maxpri < 1:
         maxpri = 1
-    root_risk = anovass_range(y, rows, 0, n) if n > 0 else 0.0
+    root_risk = anovass_range(y, rows, np.int64(0), n) if n > 0 else 0.0  # one signature
     alpha = cp * root_risk
     if n == 0 or p == 0 or n < min_split or root_risk <= alpha:
         # partition() stops at the root: no split table (spare the sorting)
