@@ -8,7 +8,7 @@ Either way that cost is paid on first use, i.e. inside the first fit. Call
 
 >>> import pybsnsing
 >>> pybsnsing.warmup()          # doctest: +SKIP
-{'binarize': 0.01, 'tree': 0.05, 'enum': 0.01, 'external': 0.06, 'optimal': 0.3}
+{'binarize': 0.01, 'tree': 0.05, 'enum': 0.01, 'parallel': 0.05, 'external': 0.06, 'optimal': 0.3}
 
 The kernels get the same argument types on every call (int64 indices and
 counts, float64 data, uint8 answers, uint64 bit-packed columns), so one
@@ -41,20 +41,24 @@ def warmup(optimal: bool = True, verbose: bool = False) -> dict[str, float]:
     """Compile or load all numba kernels on tiny problems.
 
     Covers binarization (cut thinning, the answer-range packing and the dense
-    answer matrix), the tree grower's node kernels, the ENUM search (levels 1 to 3,
-    dense and bit-packed inputs), the native rpart replay of the external rules and,
-    with ``optimal``, the MurTree solver. Takes a few seconds when the kernels are
-    compiled for the first time (the cache then lives next to the package), well
-    under a second when they are only loaded from the cache.
+    answer matrix), the tree grower's node kernels, the ENUM search (levels 1 to 4,
+    dense and bit-packed inputs), its parallel kernels (used on large nodes), the
+    native rpart replay of the external rules and, with ``optimal``, the MurTree
+    solver. Takes seconds when the kernels are compiled for the first time (about
+    20 s of CPU for all of them on the project's 2-core machine; the cache then
+    lives next to the package or in numba's cache folder), well under a second when
+    they are only loaded from the cache. ``pybsnsing warmup`` on the command line
+    runs this.
 
     Args:
         optimal: also warm the MurTree kernels (:mod:`pybsnsing.optimal`).
         verbose: print the seconds spent per part.
 
     Returns:
-        seconds spent per part (``binarize``, ``tree``, ``enum``, ``external``,
-        ``optimal``).
+        seconds spent per part (``binarize``, ``tree``, ``enum``, ``parallel``,
+        ``external``, ``optimal``).
     """
+    from . import search
     from .control import bscontrol
     from .questions import node_questions
     from .search import enum_search
@@ -69,15 +73,28 @@ def warmup(optimal: bool = True, verbose: bool = False) -> dict[str, float]:
     times["binarize"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    # internal + external questions, three-question rules: node slots, range and dense
-    # packing, ENUM levels 1-3 on packed columns, the rpart replay given sorted orders
+    # internal + external questions, two- and three-question rules: node slots, range
+    # and dense packing, ENUM on packed columns, the rpart replay given sorted orders
+    grow_tree(X, names, y, bscontrol(node_size=5))
     grow_tree(X, names, y, bscontrol(max_rules=3, node_size=5))
     times["tree"] = time.perf_counter() - t
 
     t = time.perf_counter()
     B = node_questions(X, names, y, 1, nseg_numeric=3, node_size=1).B
-    enum_search(B, y, max_rules=3, node_size=1)
+    for max_rules in (1, 2, 3, 4):  # level one, two, the last level, a stored level
+        enum_search(B, y, max_rules=max_rules, node_size=1)
     times["enum"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    # the parallel kernels (Gram matrices, stored and last levels) that large nodes use
+    saved = search._PAR_MIN_SLOTS, search._GRAM_PAR_WORK
+    search._PAR_MIN_SLOTS, search._GRAM_PAR_WORK = 1, 0
+    try:
+        for max_rules in (3, 4):
+            enum_search(B, y, max_rules=max_rules, node_size=1)
+    finally:
+        search._PAR_MIN_SLOTS, search._GRAM_PAR_WORK = saved
+    times["parallel"] = time.perf_counter() - t
 
     t = time.perf_counter()
     from .external import external_questions
