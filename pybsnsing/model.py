@@ -71,11 +71,17 @@ class _ModelOutputs:
 
     def save(self, path: str | Path) -> None:
         """Write the model to a JSON file (see :func:`pybsnsing.load_model`)."""
+        if not isinstance(path, (str, Path)) and not hasattr(path, "__fspath__"):
+            raise PybsnsingTypeError(f"path must be a file path, not {type(path).__name__}")
         try:
             text = json.dumps(self.to_dict(), allow_nan=False)
         except (TypeError, ValueError) as exc:
             raise PybsnsingValueError(f"the model cannot be written as JSON: {exc}") from None
-        Path(path).write_text(text, encoding="utf-8")
+        try:
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise PybsnsingValueError(
+                f"cannot write the model to {str(path)!r}: {exc.strerror or exc}") from None
 
     # ---------------------------------------------------------------- drawing
     def plot(self, file: str | Path | None = None, **kwargs: Any):
@@ -254,6 +260,10 @@ class BsnsingModel(_ModelOutputs):
         A rule TRUE goes left; a missing value makes a question FALSE.
         """
         names = list(names if names is not None else self.design.names)
+        X = np.asarray(X, dtype=np.float64) if not isinstance(X, np.ndarray) else X
+        if X.ndim != 2 or X.shape[1] != len(names):
+            raise PybsnsingValueError(
+                f"X must be a design matrix with {len(names)} columns, got shape {X.shape}")
         n = X.shape[0]
         at = np.zeros(n, dtype=np.int64)
         columns = {nm: X[:, j] for j, nm in enumerate(names)}

@@ -41,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import PybsnsingTypeError, PybsnsingValueError
+
 __all__ = [
     "SearchResult",
     "BslearnResult",
@@ -166,7 +168,7 @@ def question_groups(texts: Sequence[str]) -> np.ndarray:
         int64 array with one group id per question.
     """
     if isinstance(texts, str):
-        raise TypeError("texts must be a sequence of strings, not a single string")
+        raise PybsnsingTypeError("texts must be a sequence of strings, not a single string")
     names = [str(t) for t in texts]
     p = len(names)
     # a name in backticks (pybsnsing's non-syntactic names) is one token: hide its < and >
@@ -210,9 +212,10 @@ def structural_groups(var: Any, direction: Any) -> np.ndarray:
     v = np.asarray(var, dtype=np.int64).ravel()
     d = np.asarray(direction, dtype=np.int64).ravel()
     if v.shape != d.shape:
-        raise ValueError(f"var and direction differ in length: {v.shape[0]} != {d.shape[0]}")
+        raise PybsnsingValueError(
+            f"var and direction differ in length: {v.shape[0]} != {d.shape[0]}")
     if not np.isin(d, (-1, 0, 1)).all():
-        raise ValueError("direction must hold only -1, 0 and 1")
+        raise PybsnsingValueError("direction must hold only -1, 0 and 1")
     grp = np.zeros(v.shape[0], dtype=np.int64)
     nxt = 0
     for op in (0, 1):
@@ -240,25 +243,26 @@ def _as_binary_matrix(B: Any) -> np.ndarray:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError("B must hold numbers 0/1, got non-numeric entries") from exc
+            raise PybsnsingTypeError("B must hold numbers 0/1, got non-numeric entries") from exc
     if arr.ndim != 2:
-        raise ValueError(f"B must be a 2-D 0/1 matrix, got {arr.ndim} dimension(s)")
+        raise PybsnsingValueError(f"B must be a 2-D 0/1 matrix, got {arr.ndim} dimension(s)")
     n, m = arr.shape
     if n == 0:
-        raise ValueError("B has no rows")
+        raise PybsnsingValueError("B has no rows")
     if m == 0:
-        raise ValueError("B has no columns (no questions to search)")
+        raise PybsnsingValueError("B has no columns (no questions to search)")
     if arr.dtype == np.bool_:
         return np.ascontiguousarray(arr, dtype=np.uint8)
     if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"B must be an integer, boolean or 0/1 float matrix, got {arr.dtype}")
+        raise PybsnsingTypeError(
+            f"B must be an integer, boolean or 0/1 float matrix, got {arr.dtype}")
     is_float = np.issubdtype(arr.dtype, np.floating)
     if is_float and np.isnan(arr).any():
-        raise ValueError("B contains NaN")
+        raise PybsnsingValueError("B contains NaN")
     # cheap reductions first; the element-wise test only for floats or to name a bad entry
     if arr.min() < 0 or arr.max() > 1 or (is_float and np.any((arr != 0) & (arr != 1))):
         i, j = np.argwhere((arr != 0) & (arr != 1))[0]
-        raise ValueError(f"B must contain only 0 and 1; B[{i}, {j}] = {arr[i, j]!r}")
+        raise PybsnsingValueError(f"B must contain only 0 and 1; B[{i}, {j}] = {arr[i, j]!r}")
     return np.ascontiguousarray(arr, dtype=np.uint8)
 
 
@@ -269,21 +273,22 @@ def _as_binary_vector(y: Any, n: int) -> np.ndarray:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError("y must hold numbers 0/1, got non-numeric entries") from exc
+            raise PybsnsingTypeError("y must hold numbers 0/1, got non-numeric entries") from exc
     if arr.ndim != 1:
-        raise ValueError(f"y must be 1-D, got {arr.ndim} dimension(s)")
+        raise PybsnsingValueError(f"y must be 1-D, got {arr.ndim} dimension(s)")
     if arr.shape[0] != n:
-        raise ValueError(f"length of y ({arr.shape[0]}) does not match the rows of B ({n})")
+        raise PybsnsingValueError(
+            f"length of y ({arr.shape[0]}) does not match the rows of B ({n})")
     if arr.dtype == np.bool_:
         return arr.astype(np.uint8)
     if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(f"y must be integer, boolean or 0/1 float, got {arr.dtype}")
+        raise PybsnsingTypeError(f"y must be integer, boolean or 0/1 float, got {arr.dtype}")
     if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
-        raise ValueError("y contains NaN")
+        raise PybsnsingValueError("y contains NaN")
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"y must contain only 0 and 1; y[{i}] = {arr[i]!r}")
+        raise PybsnsingValueError(f"y must contain only 0 and 1; y[{i}] = {arr[i]!r}")
     return arr.astype(np.uint8)
 
 
@@ -293,16 +298,16 @@ def _as_groups(groups: Any, m: int) -> np.ndarray:
         return np.arange(m, dtype=np.int64)
     arr = np.asarray(groups)
     if arr.ndim != 1:
-        raise ValueError(f"groups must be 1-D, got {arr.ndim} dimension(s)")
+        raise PybsnsingValueError(f"groups must be 1-D, got {arr.ndim} dimension(s)")
     if arr.shape[0] != m:
-        raise ValueError(f"groups has length {arr.shape[0]} but B has {m} columns")
+        raise PybsnsingValueError(f"groups has length {arr.shape[0]} but B has {m} columns")
     if arr.dtype == np.bool_ or not (
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):
-        raise TypeError(f"groups must be integers, got dtype {arr.dtype}")
+        raise PybsnsingTypeError(f"groups must be integers, got dtype {arr.dtype}")
     if np.issubdtype(arr.dtype, np.floating):
         if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise ValueError("groups must be whole numbers")
+            raise PybsnsingValueError("groups must be whole numbers")
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
@@ -311,11 +316,11 @@ def _as_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
         if isinstance(value, float | np.floating) and float(value).is_integer():
             value = int(value)
         else:
-            raise TypeError(f"{name} must be an integer, got {value!r}")
+            raise PybsnsingTypeError(f"{name} must be an integer, got {value!r}")
     value = int(value)
     if value < lo or (hi is not None and value > hi):
         rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"{name} must be in {rng}, got {value}")
+        raise PybsnsingValueError(f"{name} must be in {rng}, got {value}")
     return value
 
 
@@ -571,7 +576,7 @@ def enum_search(
                       "is used instead", ControlWarning, stacklevel=2)
         solver = "highs"
     if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+        raise PybsnsingValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
     if solver in ("highs", "greedy"):
         from .mip import split_search
 
@@ -585,16 +590,16 @@ def enum_search(
     max_rules = _as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
     node_size = _as_int(node_size, "node_size", 0)
     if not isinstance(no_same_gender_children, bool | np.bool_ | int | np.integer):
-        raise TypeError(
+        raise PybsnsingTypeError(
             f"no_same_gender_children must be a bool, got {no_same_gender_children!r}"
         )
     nsgc = bool(no_same_gender_children)
     try:
         time_limit = float(time_limit)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"time_limit must be a number, got {time_limit!r}") from exc
+        raise PybsnsingTypeError(f"time_limit must be a number, got {time_limit!r}") from exc
     if math.isnan(time_limit) or time_limit < 0:
-        raise ValueError(f"time_limit must be >= 0, got {time_limit}")
+        raise PybsnsingValueError(f"time_limit must be >= 0, got {time_limit}")
 
     impl = _enum_py if solver == "enum_py" else _enum_numba
     cols, objval, neval = impl(Bm, yv, grp, max_rules, node_size, nsgc, time_limit)
@@ -629,14 +634,15 @@ def enum_search_packed(
     Xn = np.ascontiguousarray(Xn, dtype=np.uint64)
     n1, n0 = int(n1), int(n0)
     if Xp.ndim != 2 or Xn.ndim != 2 or Xp.shape[0] != Xn.shape[0]:
-        raise ValueError(f"Xp and Xn must be 2-D with equal rows, got {Xp.shape}, {Xn.shape}")
+        raise PybsnsingValueError(
+            f"Xp and Xn must be 2-D with equal rows, got {Xp.shape}, {Xn.shape}")
     m = Xp.shape[0]
     if m == 0:
-        raise ValueError("no columns (no questions to search)")
+        raise PybsnsingValueError("no columns (no questions to search)")
     if n1 < 0 or n0 < 0 or n1 + n0 == 0:
-        raise ValueError(f"bad class counts n1={n1}, n0={n0}")
+        raise PybsnsingValueError(f"bad class counts n1={n1}, n0={n0}")
     if Xp.shape[1] != max(1, (n1 + 63) // 64) or Xn.shape[1] != max(1, (n0 + 63) // 64):
-        raise ValueError("the packed widths do not match n1 and n0")
+        raise PybsnsingValueError("the packed widths do not match n1 and n0")
     grp = _as_groups(groups, m)
     max_rules = _as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
     node_size = _as_int(node_size, "node_size", 0)
@@ -693,6 +699,10 @@ def bslearn(bx: Any, y: Any, control: Any = None, groups: Any = None) -> Bslearn
         names = [str(c) for c in bx.columns]
         arr = bx.to_numpy()
         grp_in = question_groups(names) if groups is None else groups
+    if isinstance(control, dict):  # R's list(max.rules = 3) or Python names, checked
+        from .control import bscontrol
+
+        control = bscontrol(**control)
     settings = {
         key: getattr(control, key, default) if control is not None else default
         for key, default in _CONTROL_DEFAULTS.items()

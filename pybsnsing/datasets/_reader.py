@@ -338,18 +338,7 @@ def read_csv(
     white space as a row (pandas, underneath, does the opposite).
     """
     nas = frozenset(na_strings)
-    raw = pd.read_csv(
-        path_or_buffer,
-        header=None,
-        dtype=str,
-        keep_default_na=False,
-        na_filter=False,
-        quotechar='"',
-        doublequote=True,
-        skip_blank_lines=True,
-        encoding="utf-8",
-        compression="infer",
-    )
+    raw = _read_fields(path_or_buffer)
     if raw.shape[0] == 0:
         raise PybsnsingValueError("the CSV has no header line")
     header = [
@@ -370,6 +359,47 @@ def read_csv(
         columns[name] = pd.Series(conv, index=index, dtype=object if
                                   isinstance(conv, np.ndarray) and conv.dtype == object else None)
     return pd.DataFrame(columns, index=index)
+
+
+def _read_fields(path_or_buffer: Any) -> pd.DataFrame:
+    """Every field as a string (pandas' reader); file problems as pybsnsing errors."""
+    import gzip
+    import zlib
+
+    from ..errors import PybsnsingTypeError
+
+    if not (isinstance(path_or_buffer, (str, os.PathLike)) or hasattr(path_or_buffer, "read")):
+        raise PybsnsingTypeError(
+            f"read_csv needs a file path or an open file, not {type(path_or_buffer).__name__}")
+    where = repr(str(path_or_buffer)) if isinstance(path_or_buffer, (str, os.PathLike)) \
+        else "the file"
+    try:
+        return pd.read_csv(
+            path_or_buffer,
+            header=None,
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            quotechar='"',
+            doublequote=True,
+            skip_blank_lines=True,
+            encoding="utf-8",
+            compression="infer",
+        )
+    except FileNotFoundError:
+        raise PybsnsingValueError(f"no such file: {where}") from None
+    except IsADirectoryError:
+        raise PybsnsingValueError(f"{where} is a directory, not a CSV file") from None
+    except pd.errors.EmptyDataError:
+        raise PybsnsingValueError(f"{where} is empty: the CSV has no header line") from None
+    except UnicodeDecodeError:
+        raise PybsnsingValueError(f"{where} is not UTF-8 text") from None
+    except (gzip.BadGzipFile, zlib.error, EOFError, OSError) as exc:
+        text = getattr(exc, "strerror", None) or str(exc)
+        raise PybsnsingValueError(f"cannot read {where}: {text} (corrupt or truncated "
+                                  "compressed file?)") from None
+    except pd.errors.ParserError as exc:
+        raise PybsnsingValueError(f"{where} is not a valid CSV file: {exc}") from None
 
 
 def read_csv_r(
