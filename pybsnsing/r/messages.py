@@ -204,8 +204,8 @@ def call_for_r(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, A
     ``sys.stdout`` (e.g. the ``verbose`` trace) and ``sys.stderr``, which R
     prints with ``cat()`` and ``message()`` so that ``sink()``,
     ``capture.output()`` and knitr see it.
-    A message of an exception other than ValueError, TypeError or KeyError
-    (and pybsnsing's own subclasses of them) starts with its type, e.g.
+    A message of an exception other than pybsnsing's own (``PybsnsingError``),
+    ValueError, TypeError or KeyError starts with its type, e.g.
     ``"OverflowError: ..."``: such an exception is not an expected input error.
     """
     value = None
@@ -220,7 +220,8 @@ def call_for_r(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, A
         except Exception as exc:  # noqa: BLE001 - every error goes back to R as an R error
             error_type = type(exc).__name__
             text = r_message(_exception_text(exc))
-            expected = any(t.__name__ in _INPUT_ERRORS for t in type(exc).__mro__)
+            expected = any(t.__name__ in _INPUT_ERRORS or t.__name__ == "PybsnsingError"
+                           for t in type(exc).__mro__)
             error = text if expected else f"{error_type}: {text}"
     messages: list[str] = []
     for w in caught:

@@ -205,7 +205,8 @@ print.bscontrol <- function(x, ...) {
   }
   bad <- setdiff(nms, names(formals(bscontrol)))
   if (length(bad)) {
-    stop(simpleError(sprintf("Argument '%s' not matched", paste(bad, collapse = "', '")), call))
+    stop(simpleError(paste0(sprintf("Argument '%s' not matched", paste(bad, collapse = "', '")),
+                            .did_you_mean(bad)), call))
   }
   if (anyDuplicated(nms)) {
     stop(simpleError(sprintf("control argument '%s' given more than once",
@@ -256,4 +257,14 @@ print.bscontrol <- function(x, ...) {
   full <- unclass(bscontrol())
   full[names(control)] <- control
   .check_control(full, call = call)
+}
+
+# "; did you mean 'max.rules'?" for a control name written another way
+# (max_rules, maxrules, Max.Rules), or "".
+.did_you_mean <- function(bad) {
+  known <- names(formals(bscontrol))
+  key <- function(x) gsub("[^a-z0-9]", "", tolower(x))
+  hits <- known[match(key(bad), key(known))]
+  hits <- hits[!is.na(hits)]
+  if (length(hits)) sprintf("; did you mean %s?", paste0("'", hits, "'", collapse = ", ")) else ""
 }

@@ -149,7 +149,16 @@ bsnsing.default <- function(x, y, controls = bscontrol(), ...) {
 }
 
 .check_data <- function(data, call, what = "data") {
-  if (is.data.frame(data)) return(data)
+  if (is.data.frame(data)) {
+    n <- .row_count(data)
+    lens <- vapply(data, NROW, integer(1))
+    bad <- which(lens != n)
+    if (length(bad)) {
+      stop(simpleError(sprintf("'%s' is not a proper data frame: column '%s' has %d values for %d rows",
+                               what, names(data)[bad[1]], lens[bad[1]], n), call))
+    }
+    return(data)
+  }
   if (is.list(data) && !is.object(data)) {
     lens <- lengths(data)
     if (length(lens) && length(unique(lens)) == 1L && !is.null(names(data))) {
@@ -162,6 +171,8 @@ bsnsing.default <- function(x, y, controls = bscontrol(), ...) {
   stop(simpleError(sprintf("'%s' must be a data frame, not %s", what,
                            .describe(data)), call))
 }
+
+.row_count <- function(df) .row_names_info(df, type = 2L)
 
 .describe <- function(x) {
   if (is.null(x)) return("NULL")

@@ -19,8 +19,16 @@
     return(list(kind = "factor", values = codes, na = na, levels = as.list(levels(x)),
                 ordered = is.ordered(x), levels_type = "str"))
   }
+  if (is.list(x)) {
+    stop(sprintf(paste("column '%s' is a list column; only numeric, integer, logical,",
+                       "character and factor columns can be used"), name), call. = FALSE)
+  }
+  if (is.matrix(x)) {
+    stop(sprintf(paste("column '%s' is a matrix column; only numeric, integer, logical,",
+                       "character and factor columns can be used"), name), call. = FALSE)
+  }
   cls <- setdiff(class(x), c("AsIs", "numeric", "integer", "logical", "character"))
-  if (length(cls) || is.matrix(x) || is.list(x)) {
+  if (length(cls) || is.complex(x) || is.raw(x)) {
     stop(sprintf(paste("column '%s' has class %s; only numeric, integer, logical,",
                        "character and factor columns can be used"),
                  name, paste(class(x), collapse = "/")), call. = FALSE)

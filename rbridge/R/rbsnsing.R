@@ -101,10 +101,19 @@ binarize.factor <- function(x, name, y, segments = 10, bin.size = 5) {
   if (!is.character(name) || length(name) != 1L || is.na(name)) {
     stop(simpleError("'name' must be a character string", here))
   }
+  if (!(is.factor(x) || is.character(x) || is.numeric(x) || is.logical(x)) ||
+      (is.object(x) && !is.factor(x)) || !is.null(dim(x))) {
+    stop(simpleError(sprintf(paste("'x' must be a factor, character, numeric or logical vector,",
+                                   "not %s"), .describe(x)), here))
+  }
+  if (anyNA(x)) {
+    stop(simpleError(sprintf("'x' ('%s') has missing values; impute them first", name), here))
+  }
   values <- unique(x)
   if (length(values) > segments) {
-    stop(simpleError(paste("Factor", name, "has more levels than allowed segments.",
-                           "Level collapsing is yet to be implemented."), here))
+    stop(simpleError(sprintf(paste("Factor '%s' has more levels (%d) than allowed segments",
+                                   "(%s). Level collapsing is yet to be implemented."),
+                             name, length(values), format(segments)), here))
   }
   sizes <- rowSums(table(x, y))
   small <- names(sizes)[sizes < bin.size]

@@ -19,11 +19,26 @@
 #' @export
 ROC_func <- function(df, label_colnum, score_colnum, pos.label = "1", plot.ROC = FALSE,
                      add_on = FALSE, color = "black", lty = 1) {
+  here <- sys.call()
   df <- as.data.frame(df)
-  df <- df[order(-df[, score_colnum]), , drop = FALSE]
+  for (arg in c("label_colnum", "score_colnum")) {
+    j <- get(arg)
+    if (length(j) != 1L || is.na(j) || !(is.numeric(j) || is.character(j)) ||
+        (is.numeric(j) && (j < 1 || j > ncol(df))) || (is.character(j) && !j %in% names(df))) {
+      stop(simpleError(sprintf("'%s' must name or number one of the %d columns of 'df', not %s",
+                               arg, ncol(df), .show_value(j)), here))
+    }
+  }
+  if (!is.numeric(df[[score_colnum]]) && !is.logical(df[[score_colnum]])) {
+    stop(simpleError(sprintf("the score column must be numeric, not %s",
+                             .describe(df[[score_colnum]])), here))
+  }
+  df <- df[order(-df[[score_colnum]]), , drop = FALSE]
   labels <- df[, label_colnum]
   pos <- labels == pos.label
-  if (anyNA(pos)) stop("missing labels or scores", call. = FALSE)
+  if (anyNA(pos) || anyNA(df[[score_colnum]])) {
+    stop(simpleError("missing labels or scores", here))
+  }
   n <- nrow(df)
   P <- sum(pos)
   N <- sum(!pos)

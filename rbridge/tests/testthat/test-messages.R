@@ -71,6 +71,9 @@ test_that("bad controls through bsnsing(), controls = and binarize() are R error
                  "must have names")
   expect_r_error(bsnsing(Kyphosis ~ ., data = kyphosis, max.rules = 1, max.rules = 2),
                  "'max.rules' given more than once")
+  # Python's spelling of a control name: R's is suggested
+  e <- expect_error(bsnsing(Kyphosis ~ ., data = kyphosis, max_rules = 3),
+                    "Argument 'max_rules' not matched; did you mean 'max.rules'\\?")
   y <- as.integer(kyphosis$Kyphosis == "present")
   expect_r_error(binarize(kyphosis[, -1], y, target = 1, control = list(bin.size = NA)),
                  "'bin.size' must be a whole number, not NA")
