@@ -658,8 +658,6 @@ class DPDTTreeModel(OptimalTreeModel):
         d["alpha_range"] = [float(a) for a in self.alpha_range]
         d["method"] = self.method
         d["generator"] = self.generator
-        if self.binarizer is not None and d.get("binarizer") is None:
-            d["binarizer"] = None
         return d
 
     @classmethod
@@ -1057,6 +1055,8 @@ def dpdt_fit(
             None: use ``cart_leaves``.
         cart_leaves: for ``"cart"`` without ``cart_depth``: leaves of the best-first
             greedy tree at each depth (a sequence; the last entry repeats; 2 = one split).
+            dpdt-py's ``cart_nodes_list`` uses 2 past the end of its list: pass
+            ``(*its_list, 2)`` for the same generator.
         criterion: ``"gini"`` or ``"entropy"`` for the greedy trees. Gini is
             scikit-learn's default, which dpdt-py's generator uses; it reproduces the
             paper's Table 1 more closely than entropy (``bench/results/dpdt_table1.txt``).
