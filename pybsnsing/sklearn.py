@@ -51,23 +51,28 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
+
+from ._optional import require
+
+require("sklearn", "pybsnsing.sklearn (the scikit-learn estimator BsnsingClassifier)")
+
+from sklearn.base import BaseEstimator, ClassifierMixin  # noqa: E402
+from sklearn.utils.multiclass import check_classification_targets  # noqa: E402
+from sklearn.utils.validation import (  # noqa: E402
     check_array,
     check_consistent_length,
     check_is_fitted,
     column_or_1d,
 )
 
-from .errors import DataError, PybsnsingError, PybsnsingValueError
+from .errors import DataError, PybsnsingError, PybsnsingValueError  # noqa: E402
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data
 except ImportError:  # pragma: no cover - older scikit-learn
     _sk_validate_data = None
 
-from .control import BsControl
+from .control import BsControl  # noqa: E402
 
 __all__ = ["BsnsingClassifier", "MissingValuesWarning"]
 

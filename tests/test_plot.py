@@ -10,9 +10,11 @@ node order and depths against R's own ``summary`` text of the same tree.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 import warnings
 
 import matplotlib
@@ -388,6 +390,52 @@ def _all_text(fig) -> str:
     return "\n".join(t.get_text() for ax in fig.axes for t in ax.texts)
 
 
+def _boxes(fig):
+    """The node boxes drawn (FancyBboxPatch), as (x0, y0, x1, y1) in data points."""
+    from matplotlib.patches import FancyBboxPatch
+
+    out = []
+    for ax in fig.axes:
+        for p in ax.patches:
+            if isinstance(p, FancyBboxPatch):
+                out.append((id(ax), p.get_x(), p.get_y(), p.get_x() + p.get_width(),
+                            p.get_y() + p.get_height(), p))
+    return out
+
+
+def _assert_no_overlap(fig):
+    boxes = _boxes(fig)
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a[0] != b[0]:
+                continue
+            overlap_x = min(a[3], b[3]) - max(a[1], b[1])
+            overlap_y = min(a[4], b[4]) - max(a[2], b[2])
+            assert overlap_x <= 1e-6 or overlap_y <= 1e-6, (a[1:5], b[1:5])
+
+
+def _big_tree(depth: int = 7) -> BsnsingModel:
+    """A complete tree of 2**depth leaves, rules with long cut points."""
+    nodes = []
+    counter = [0]
+
+    def make(parent: int, d: int, n1: int, n0: int) -> int:
+        number = counter[0]
+        counter[0] += 1
+        rec = _node(number, parent, -1, -1, n1, n0, depth=d)
+        nodes.append(rec)
+        if d < depth:
+            rec["split_rule"] = (f"x{d} < {0.1234567890123 * (number + 1):.15g}"
+                                 f" | z{d}=='level {number}'")
+            rec["lchild"] = make(number, d + 1, n1 - n1 // 3, n0 // 3)
+            rec["rchild"] = make(number, d + 1, n1 // 3, n0 - n0 // 3)
+        return number
+
+    make(-1, 0, 3000, 2000)
+    nodes.sort(key=lambda r: r["number"])
+    return _tree(nodes, ["no", "yes"])
+
+
 @pytest.mark.parametrize("ext", ["png", "svg", "pdf"])
 def test_plot_writes_file(tmp_path, ext):
     model = model_from_record(_record("kyphosis", "default"))
@@ -409,48 +457,132 @@ def test_plot_writes_file(tmp_path, ext):
         assert data.startswith(b"%PDF")
 
 
-def test_plot_texts_and_colours():
+def test_plot_texts_nodes_leaves_and_legend():
     model = model_from_record(_record("kyphosis", "default"))
     fig = model.plot()
-    text = _all_text(fig)
-    assert "Age < 39.5\nor Start >= 14.5" in text
-    assert "Number < 4.5\nor Start=='13'" in text
-    assert "present\nn1 = 8, n0 = 2\np = 0.800" in text
-    assert "absent\nn1 = 0, n0 = 31\np = 0.000" in text
-    ax = fig.axes[0]
-    circles = {t.get_text(): t.get_bbox_patch().get_facecolor()
-               for t in ax.texts if t.get_bbox_patch() is not None and t.get_text().isdigit()}
-    assert set(circles) == {str(n["number"]) for n in _record("kyphosis", "default")["nodes"]}
-    green = matplotlib.colors.to_rgba("palegreen")
-    red = matplotlib.colors.to_rgba("lightcoral")
-    assert circles["4"] == green and circles["1"] == red
-    assert circles["0"] == matplotlib.colors.to_rgba("white")
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    # a split node: its number, n and the class mix (absent / present), then its rule
+    for line in ("#0  n = 57 (45 / 12)", "Age < 39.5", "or Start >= 14.5",
+                 "#2  n = 26 (14 / 12)", "Number < 4.5", "or Start=='13'"):
+        assert line in texts, line
+    # a leaf: the class it predicts and that class's probability (not P(class 1))
+    assert "present" in texts and "p = 0.800" in texts and "#4  n = 10 (2 / 8)" in texts
+    assert "#1  n = 31 (31 / 0)" in texts
+    assert "p = 0.000" not in texts  # leaf 1 predicts absent with probability 1
+    assert texts.count("p = 1.000") == 2  # leaves 1 and 6 (absent), p of their own class
+    # the legend says what the numbers are
+    text = "\n".join(texts)
+    assert "class 0: absent" in text and "class 1: present" in text
+    assert "n = training rows at the node (absent / present)" in text
+    assert "p = share of a leaf's rows in its class" in text
+    assert "yes (left branch): the rule holds" in text
+    # leaves are filled with their class's colour, split nodes are white
+    fills = {}
+    for *_, patch in _boxes(fig):
+        fills[matplotlib.colors.to_hex(patch.get_facecolor())] = True
+    assert matplotlib.colors.to_hex("palegreen") in fills
+    assert matplotlib.colors.to_hex("lightcoral") in fills
+    assert matplotlib.colors.to_hex("white") in fills
     plt.close(fig)
 
 
-def test_plot_layout_leaf_order_and_depth():
-    model = model_from_record(_record("kyphosis", "default"))
-    fig = plot_tree(model)
-    ax = fig.axes[0]
-    pos = {int(t.get_text()): t.get_position() for t in ax.texts
-           if t.get_bbox_patch() is not None and t.get_text().isdigit()}
-    # leaves left to right in depth-first order: 1, 5, 6, 4
-    assert [pos[k][0] for k in (1, 5, 6, 4)] == [0.0, 1.0, 2.0, 3.0]
-    assert pos[3][0] == 1.5 and pos[2][0] == 2.25 and pos[0][0] == 1.125
-    assert [pos[k][1] for k in (0, 1, 2, 3, 4, 5, 6)] == [0, -1, -1, -2, -2, -3, -3]
+@pytest.mark.parametrize("rec", BINARY[::7], ids=lambda r: f"{r['dataset']}-{r['config']}")
+def test_plot_leaf_probability_is_that_of_the_predicted_class(rec):
+    model = model_from_record(rec)
+    fig = plot_tree(model, compact=False, legend=False)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    labels = [str(v) for v in rec["ycode"]]
+    for nd in rec["nodes"]:
+        if nd["lchild"] >= 0:
+            continue
+        n = nd["n1"] + nd["n0"]
+        k = nd["class"]
+        share = (nd["n1"] if k == 1 else nd["n0"]) / n
+        i = texts.index(f"#{nd['number']}  n = {n} ({nd['n0']} / {nd['n1']})")
+        assert texts[i - 1] == f"p = {share:.3f}"
+        assert texts[i - 2] == labels[k].replace("$", r"\$")
+    _assert_no_overlap(fig)
     plt.close(fig)
 
 
-def test_plot_size_grows_with_tree_and_is_capped():
+def test_plot_digits_of_cut_points():
+    rec = _record("norm3p5", "ns5")
+    model = model_from_record(rec)
+    rule = rec["nodes"][0]["split_rule"]
+    assert "-0.314214229999504" in rule  # R's 15 digits in the model
+    text = _all_text(plot_tree(model))
+    assert "x.1 < -0.3142" in text and "-0.314214229999504" not in text
+    assert "x.1 < -0.31\n" in _all_text(plot_tree(model, digits=2)) + "\n"
+    assert "x.1 < -0.314214229999504" in _all_text(plot_tree(model, digits=None))
+    assert "-0.314214229999504" in str(model.summary())  # print/summary keep R's digits
+    with pytest.raises(ValueError):
+        plot_tree(model, digits=0)
+    plt.close("all")
+
+
+def test_format_rule_keeps_levels_and_odd_names():
+    from pybsnsing.export.plot import format_rule
+
+    assert format_rule("a < 1.23456789 | f=='x 1.23456789' | g%in%c('a','b')") == [
+        "a < 1.235", "or f=='x 1.23456789'", "or g%in%c('a','b')"]
+    assert format_rule("`petal length` >= 0.000123456") == ["`petal length` >= 0.0001235"]
+    assert format_rule("n==3") == ["n==3"]
+    assert format_rule("not a rule <<") == ["not a rule <<"]
+
+
+def test_plot_max_depth_truncates():
+    model = _big_tree(5)
+    full = plot_tree(model)
+    cut = plot_tree(model, max_depth=2)
+    assert len(_boxes(full)) == 63
+    assert len(_boxes(cut)) == 7
+    text = _all_text(cut)
+    assert text.count("+ 14 nodes below") == 4
+    assert sum(p.get_linestyle() == "--" for *_, p in _boxes(cut)) == 4
+    assert cut.get_size_inches()[0] < full.get_size_inches()[0]
+    root_only = plot_tree(model, max_depth=0)
+    assert len(_boxes(root_only)) == 1 and "+ 62 nodes below" in _all_text(root_only)
+    with pytest.raises(ValueError):
+        plot_tree(model, max_depth=-1)
+    plt.close("all")
+
+
+def test_plot_large_tree_stays_readable(tmp_path):
+    model = _big_tree(7)  # 128 leaves
+    fig = plot_tree(model, tmp_path / "big.png")
+    w, h = fig.get_size_inches()
+    assert w <= 20.0 + 1e-6  # max_width: a screen's width at 100 dpi
+    assert h <= 80
+    fonts = [t.get_fontsize() for ax in fig.axes for t in ax.texts]
+    assert min(fonts) >= 0.8 * 7.0 - 1e-9  # no text below min_fontsize (edge labels: 0.8x)
+    _assert_no_overlap(fig)
+    img = mpimg.imread(tmp_path / "big.png")
+    assert img.shape[1] == int(w * 100)
+    # the golden tree with the most leaves (76, synthetic20k): also within a screen's width
+    rec = max(BINARY, key=lambda r: r["n_leaves"])
+    fig2 = plot_tree(model_from_record(rec))
+    assert fig2.get_size_inches()[0] <= 20.0 + 1e-6
+    assert min(t.get_fontsize() for ax in fig2.axes for t in ax.texts) >= 0.8 * 7.0 - 1e-9
+    _assert_no_overlap(fig2)
+    # a vertical layout on request: wider, with the same boxes
+    vert = plot_tree(model_from_record(rec), orientation="vertical", max_width=1000)
+    assert vert.get_size_inches()[0] > 20 and len(_boxes(vert)) == len(rec["nodes"])
+    plt.close("all")
+
+
+def test_plot_small_trees_are_vertical_and_grow_with_the_tree():
     small = plot_tree(model_from_record(_record("kyphosis", "default")))
-    wide_rec = max(BINARY, key=lambda r: r["n_leaves"])
-    wide = plot_tree(model_from_record(wide_rec), max_width=30)
-    assert wide.get_size_inches()[0] == pytest.approx(30)
-    assert small.get_size_inches()[0] < 30
-    mid = plot_tree(model_from_record(wide_rec), max_width=1000)
-    assert mid.get_size_inches()[0] > 30
-    for f in (small, wide, mid):
-        plt.close(f)
+    mid = plot_tree(model_from_record(_record("norm3p5", "ns5")))
+    ws, hs = small.get_size_inches()
+    wm, hm = mid.get_size_inches()
+    assert ws < wm <= 20.0 + 1e-6
+    assert hs < 8 and hm < 12
+    # vertical: every child box lies below its parent's
+    boxes = sorted(_boxes(small), key=lambda b: b[2])
+    assert boxes[0][2] < boxes[-1][2]
+    _assert_no_overlap(small)
+    _assert_no_overlap(mid)
+    plt.close("all")
 
 
 def test_plot_figsize_and_dpi(tmp_path):
@@ -458,6 +590,12 @@ def test_plot_figsize_and_dpi(tmp_path):
     fig = plot_tree(model, tmp_path / "a.png", figsize=(3, 2), dpi=50)
     assert mpimg.imread(tmp_path / "a.png").shape[:2] == (100, 150)
     assert tuple(fig.get_size_inches()) == (3, 2)
+    _assert_no_overlap(fig)
+    big = plot_tree(_big_tree(6), tmp_path / "b.png", figsize=(8, 6))
+    assert tuple(big.get_size_inches()) == (8, 6)
+    for ax in big.axes:  # the drawing fits the figure
+        x0, x1 = ax.get_xlim()
+        assert x1 > x0
 
 
 def test_plot_multiclass_panels(tmp_path):
@@ -468,6 +606,8 @@ def test_plot_multiclass_panels(tmp_path):
     text = _all_text(fig)
     for k, level in enumerate(rec["ylevels"]):
         assert f"Tree {k + 1}: {level} vs. all.other" in text
+        assert f"class 1: {level}" in text
+    assert text.count("p = share of a leaf's rows in its class") == 1  # explained once
     img = mpimg.imread(tmp_path / "m.png")
     w, h = fig.get_size_inches()
     assert img.shape[:2] == (int(h * 100), int(w * 100))
@@ -497,10 +637,33 @@ def test_plot_odd_texts_and_root_only(tmp_path):
     # '$' would start matplotlib mathtext; it must come out as typed
     model = small_tree("f=='a$b' | g=='c$d'", ycode=("$x", "y_1"))
     fig = plot_tree(model, tmp_path / "odd.png")
-    assert "f=='a\\$b'" in _all_text(fig)
+    assert "or g=='c\\$d'" in _all_text(fig)
     root_only = model_from_record(_record("SPECT", "nsgc"))
     plot_tree(root_only, tmp_path / "root.png")
     assert mpimg.imread(tmp_path / "root.png").size > 0
+    with pytest.raises(ValueError):
+        plot_tree(model, orientation="sideways")
+
+
+def test_plot_without_matplotlib_names_the_extra(tmp_path):
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import pybsnsing\n"
+        "from pybsnsing.datasets import load_dataset\n"
+        "m = pybsnsing.bsnsing('Kyphosis ~ .', load_dataset('kyphosis'))\n"
+        "try:\n"
+        "    m.plot('t.png')\n"
+        "except ImportError as e:\n"
+        "    assert isinstance(e, pybsnsing.PybsnsingImportError), type(e)\n"
+        "    print('MSG', e)\n"
+        "print(m.to_latex()[:10])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=300,
+                         env={**os.environ, "PYBSNSING_QUIET_COMPILE": "1"})
+    assert out.returncode == 0, out.stderr
+    assert 'pip install "pybsnsing[plot]"' in out.stdout
+    assert "Traceback" not in out.stderr
 
 
 def test_plot_fitted_model_with_missing_values(tmp_path):

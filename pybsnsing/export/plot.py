@@ -1,24 +1,37 @@
 """Drawing a bsnsing tree with matplotlib.
 
-:func:`plot_tree` draws what R bsnsing's LaTeX drawing (``plot.bsnsing``)
-shows, as a matplotlib figure:
+:func:`plot_tree` draws a fitted tree as boxes joined by ``yes``/``no`` edges:
 
-* every node is a numbered circle. Leaves are filled with the colour of their
-  class (``node_class``: 0 or 1, i.e. ``ycode[0]`` or ``ycode[1]``); split
-  nodes are white with a rim of their majority class's colour and a number in
-  ``rule_color``;
-* under a split node, its rule, one question per line, ``or`` between them;
-  the left edge (``yes``) leads to the rows answering yes, the right edge
-  (``no``) to the others;
-* under a leaf, its class label, its counts ``n1``/``n0`` and the probability
-  of the class coded 1 (``ycode[1]``, what ``predict(type="prob")`` returns).
+* a split node shows its number, ``n`` (the training rows that reach it) with
+  the class mix (the rows of each class, ``ycode[0] / ycode[1]``; also drawn as
+  a thin bar in the class colours along the bottom of the box) and its rule,
+  one question per line with ``or`` between them. The left edge (``yes``)
+  leads to the rows for which the rule holds, the right edge (``no``) to the
+  others;
+* a leaf, filled with the colour of its class, shows the class it predicts,
+  ``p``, the share of its training rows in that class (the probability the
+  tree gives that class there: ``predict(type="prob")`` is ``p`` on class-1
+  leaves and ``1 - p`` on class-0 leaves), and ``n`` with the class mix;
+* a legend says what the colours and numbers are.
 
-Layout: leaves are placed left to right in their depth-first order, one
-column each; a split node sits midway between its two children; rows are
-depths. Unless ``figsize`` is given, the figure grows with the number of
-leaves and depth, a column being as wide as the widest text needs, so wide
-trees stay readable; past ``max_width`` inches the columns and the fonts
-shrink together.
+Cut points are shown to ``digits`` significant digits (4 by default), so that
+``x.1 < -0.314214229999504`` reads ``x.1 < -0.3142``; the model's rules, its
+``print``/``summary`` text and the LaTeX drawing keep R's 15 digits.
+``max_depth`` draws the top levels only: a split node at that depth is drawn
+with a dashed box saying how many nodes lie below it.
+
+Layout: a tidy tree. Each subtree is placed as close to its sibling as the
+boxes at every depth allow (the contours of the two subtrees are a fixed gap
+apart), a split node sits midway between its children, and each depth gets a
+row as tall as its tallest box. Sizes come from the texts as matplotlib
+measures them, so boxes never overlap. Unless ``figsize`` is given, the figure
+is as large as the drawing at ``fontsize``; when that is wider than
+``max_width`` inches (default 20: a wide screen at 100 dpi) the fonts shrink,
+down to ``min_fontsize`` (7 points); a tree still too wide is turned, root on
+the left and leaves one under the other (``orientation="horizontal"``), which
+takes a long tree's leaves down the page instead of across it, and trees of 40
+leaves or more get shorter leaf texts. ``max_depth`` draws the top of a large
+tree.
 
 Multi-class models (one tree per class against ``all.other``): by default one
 figure with one panel per class tree, stacked top to bottom in ``ylevels``
@@ -27,47 +40,54 @@ draws just that class tree; for one file per tree, call
 ``plot_tree(model, f"tree{k}.png", tree=k)`` for each ``k``.
 
 With ``file`` the figure is drawn on a matplotlib ``Figure`` that is not
-registered with pyplot (no GUI backend is touched: effectively Agg) and saved
-in the format of the file's extension (``.png``, ``.svg``, ``.pdf`` or any
-other format matplotlib's ``savefig`` knows) at ``dpi`` dots per inch, without
-cropping, so a PNG is ``figsize * dpi`` pixels. Without ``file`` and ``ax``, the
-figure is made with pyplot (shown by ``plt.show()`` or in a notebook).
+registered with pyplot (no GUI backend is touched) and saved in the format of
+the file's extension (``.png``, ``.svg``, ``.pdf`` or any other format
+matplotlib's ``savefig`` knows) at ``dpi`` dots per inch, without cropping, so
+a PNG is ``figsize * dpi`` pixels. Without ``file`` and ``ax``, the figure is
+made with pyplot (shown by ``plt.show()`` or in a notebook).
+
+Needs matplotlib: ``pip install "pybsnsing[plot]"``.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .latex import NodeView, label_text, preorder, prob1, select_trees
+from ..errors import PybsnsingTypeError, PybsnsingValueError
+from .latex import NodeView, label_text, node_number_text, preorder, prob1, select_trees
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["plot_tree"]
+__all__ = ["plot_tree", "format_rule"]
 
-#: Width of an average character, as a share of the font size (DejaVu Sans).
-_CHAR_WIDTH = 0.6
-#: Line height, as a share of the font size.
-_LINE_HEIGHT = 1.3
+#: line height, as a multiple of the font size
+_LINE = 1.3
+#: box padding, as a multiple of the font size
+_PAD = 0.45
+#: height of the class-mix bar at the bottom of a box, as a multiple of the font size
+_BAR = 0.35
+#: horizontal gap between neighbouring boxes, as a multiple of the font size
+_HGAP = 1.2
+#: vertical gap between two rows (room for the edges and their labels)
+_VGAP = 2.6
+#: the same two gaps when the root is on the left
+_HGAP_H = 0.6
+_VGAP_H = 3.2
+#: margin around the drawing, as a multiple of the font size
+_MARGIN = 1.0
+#: leaves from which leaf texts get shorter
+_COMPACT_LEAVES = 40
 
 
-@dataclass
-class _Layout:
-    """Positions and texts of one tree, in column (x) and depth (y) units."""
-
-    nodes: list[NodeView]
-    x: dict[int, float]
-    texts: dict[int, list[str]]
-    n_leaves: int
-    max_depth: int
-    leaf_chars: int
-    rule_chars: int
-    max_lines: int
+# ---------------------------------------------------------------------------------------
+# texts
 
 
 def _escape(text: str) -> str:
@@ -75,137 +95,355 @@ def _escape(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def _rule_lines(rule: str) -> list[str]:
-    parts = [p.strip() for p in rule.split(" | ")]
-    return [parts[0]] + [f"or {p}" for p in parts[1:]]
+def _number(value: float, digits: int | None) -> str:
+    if digits is None:
+        return repr(value)
+    if value == 0:
+        return "0"
+    if math.isinf(value):
+        return "Inf" if value > 0 else "-Inf"
+    text = f"{value:.{digits}g}"
+    if "e" in text:  # 1e+05 -> 1e+05 as R prints it; drop a '+0' exponent padding
+        mant, exp = text.split("e")
+        text = f"{mant}e{int(exp):+d}" if abs(int(exp)) >= 10 else f"{mant}e{exp[0]}{exp[1:]}"
+    return text
 
 
-def _layout(tree: Any) -> _Layout:
+def format_rule(rule: str, digits: int | None = 4) -> list[str]:
+    """A rule as the plot shows it: one question per line (``or`` before the 2nd and
+    later ones), numbers to ``digits`` significant digits (None: as written, R's 15
+    digits). Texts that do not parse as bsnsing questions are shown as written."""
+    from ..rules import _split_rule, parse_question
+
+    try:
+        parts = _split_rule(rule)
+    except Exception:  # noqa: BLE001 - a drawing must not fail on an odd rule
+        parts = rule.split(" | ")
+    lines = []
+    for k, part in enumerate(parts):
+        text = part.strip()
+        if digits is not None:
+            try:
+                q = parse_question(text)
+            except Exception:  # noqa: BLE001
+                q = None
+            if q is not None and isinstance(q.value, float) and q.op != "%in%":
+                num = _number(q.value, digits)
+                text = (f"{q.label} {q.op} {num}" if q.op != "==" else f"{q.label}=={num}")
+        lines.append(text if k == 0 else f"or {text}")
+    return lines
+
+
+def _prob_text(p: float) -> str:
+    return f"{p:.3f}"
+
+
+# ---------------------------------------------------------------------------------------
+# layout
+
+
+@dataclass
+class _Box:
+    """One drawn node: its texts, its size and position in points.
+
+    ``b`` is the centre along the breadth axis (x when the root is on top, y when it
+    is on the left), ``d`` the start along the depth axis (y down, or x right).
+    """
+
+    node: NodeView
+    lines: list[tuple[str, str]]  # (text, style): "head" "rule" "label" "plain"
+    w: float = 0.0
+    h: float = 0.0
+    b: float = 0.0
+    d: float = 0.0
+    truncated: int = 0  # nodes hidden below (max_depth)
+    children: list[_Box] = field(default_factory=list)
+
+    def rect(self, horizontal: bool) -> tuple[float, float]:
+        """Top-left corner (x, y) of the box, y pointing down."""
+        if horizontal:
+            return self.d, self.b - self.h / 2.0
+        return self.b - self.w / 2.0, self.d
+
+
+@dataclass
+class _Layout:
+    boxes: list[_Box]
+    width: float  # points
+    height: float  # points
+    fontsize: float
+    horizontal: bool
+    n_leaves: int
+
+
+class _Measure:
+    """Text widths in points, as matplotlib's Agg renderer measures them."""
+
+    def __init__(self, fontsize: float) -> None:
+        from matplotlib.backends.backend_agg import RendererAgg
+        from matplotlib.font_manager import FontProperties
+
+        self.renderer = RendererAgg(10, 10, 72)
+        self.plain = FontProperties(size=fontsize)
+        self.bold = FontProperties(size=fontsize, weight="bold")
+        self.cache: dict[tuple[str, str], float] = {}
+
+    def width(self, text: str, style: str) -> float:
+        key = (text, style)
+        if key not in self.cache:
+            w, _, _ = self.renderer.get_text_width_height_descent(
+                _escape(text), self.bold if style == "label" else self.plain, ismath=False)
+            self.cache[key] = float(w)
+        return self.cache[key]
+
+
+def _node_lines(nd: NodeView, labels: Sequence[str], digits: int | None, compact: bool,
+                truncated: int) -> list[tuple[str, str]]:
+    n = nd.nobs
+    number = f"#{node_number_text(nd.number)}"
+    head = f"{number}  n = {n} ({nd.n0} / {nd.n1})"
+    if truncated:
+        return ([(head, "head")] + [(t, "rule") for t in format_rule(nd.split_rule, digits)]
+                + [(f"+ {truncated} nodes below", "plain")])
+    if nd.is_leaf:
+        k = nd.node_class
+        p1 = prob1(nd.n1, nd.n0)
+        p = p1 if k == 1 else 1.0 - p1
+        if compact:
+            return [(f"{labels[k]}  p = {_prob_text(p)}", "label"), (f"{number}  n = {n}", "head")]
+        return [(labels[k], "label"), (f"p = {_prob_text(p)}", "plain"), (head, "head")]
+    return [(head, "head")] + [(t, "rule") for t in format_rule(nd.split_rule, digits)]
+
+
+def _layout(tree: Any, fontsize: float, digits: int | None, max_depth: int | None,
+            compact: bool | None, horizontal: bool) -> _Layout:
     nodes = preorder(tree)
     labels = [label_text(v) for v in tree.ycode]
-    x: dict[int, float] = {}
-    leaf_index = 0
-    for nd in nodes:  # preorder: leaves come left to right
-        if nd.is_leaf:
-            x[nd.number] = float(leaf_index)
-            leaf_index += 1
-    for nd in reversed(nodes):  # children before parents
-        if not nd.is_leaf:
-            x[nd.number] = 0.5 * (x[nd.lchild] + x[nd.rchild])
-    texts: dict[int, list[str]] = {}
-    leaf_chars = rule_chars = 1
-    max_lines = 3
-    for nd in nodes:
-        if nd.is_leaf:
-            lines = [labels[nd.node_class], f"n1 = {nd.n1}, n0 = {nd.n0}",
-                     f"p = {prob1(nd.n1, nd.n0):.3f}"]
-            leaf_chars = max(leaf_chars, *(len(t) for t in lines))
-        else:
-            lines = _rule_lines(nd.split_rule)
-            rule_chars = max(rule_chars, *(len(t) for t in lines))
-        max_lines = max(max_lines, len(lines))
-        texts[nd.number] = lines
-    return _Layout(nodes=nodes, x=x, texts=texts, n_leaves=leaf_index,
-                   max_depth=max(nd.depth for nd in nodes), leaf_chars=leaf_chars,
-                   rule_chars=rule_chars, max_lines=max_lines)
-
-
-def _column_inches(lay: _Layout, fontsize: float) -> float:
-    """Width of one leaf column so that neighbouring texts do not overlap.
-
-    Neighbouring leaves are one column apart; a split node is at least 1.5
-    columns from a leaf at its depth and 2 from another split node.
-    """
-    char = _CHAR_WIDTH * fontsize / 72.0
-    leaf_w, rule_w = char * lay.leaf_chars, char * lay.rule_chars
-    return 1.1 * max(0.8, leaf_w, rule_w / 2.0, (leaf_w + rule_w) / 3.0)
-
-
-def _level_inches(lay: _Layout, fontsize: float) -> float:
-    """Height of one depth level: the circle, the texts under it and a gap."""
-    return 0.45 + lay.max_lines * _LINE_HEIGHT * fontsize / 72.0 + 0.3
-
-
-def _bottom_inches(lay: _Layout, fontsize: float) -> float:
-    """Room under the deepest level: its circles and texts."""
-    return 0.35 + lay.max_lines * _LINE_HEIGHT * fontsize / 72.0
-
-
-def _top_inches(title: str | None, legend: bool, fontsize: float) -> float:
-    """Room over the root: the title, the legend and half a circle."""
-    line = _LINE_HEIGHT * fontsize / 72.0
-    return 0.3 + (2 * line + 0.05 if legend else 0.0) + (0.06 + 1.6 * 1.2 * line if title else 0.0)
-
-
-def _draw(ax: Axes, lay: _Layout, tree: Any, *, fontsize: float, class_colors: Sequence[str],
-          rule_color: str, title: str | None, legend: bool, column_in: float | None,
-          level_in: float | None, top_in: float | None) -> None:
-    """Draw one tree into ``ax`` (the axes' limits are set here)."""
-    from matplotlib.patches import Patch
-
-    ax.set_axis_off()
+    by_number = {nd.number: nd for nd in nodes}
+    n_leaves = sum(nd.is_leaf for nd in nodes)
+    if compact is None:
+        compact = n_leaves >= _COMPACT_LEAVES
     fs = fontsize
-    circle_r_pt = 1.3 * fs  # the circle around a number: half its text plus the pad
-    for nd in lay.nodes:  # edges first, under everything
-        if nd.is_leaf:
-            continue
-        x0, y0 = lay.x[nd.number], -nd.depth
-        for child, word, side in ((nd.lchild, "yes", -1), (nd.rchild, "no", 1)):
-            x1, y1 = lay.x[child], -(nd.depth + 1)
-            ax.plot([x0, x1], [y0, y1], color="0.45", lw=1.0, zorder=1,
-                    solid_capstyle="round")
-            ax.annotate(word, xy=(x0 + 0.8 * (x1 - x0), y0 + 0.8 * (y1 - y0)),
-                        xytext=(side * 3, 0), textcoords="offset points",
-                        ha="right" if side < 0 else "left", va="center",
-                        fontsize=0.8 * fs, color="0.4", zorder=2)
-    for nd in lay.nodes:
-        x, y = lay.x[nd.number], -nd.depth
-        colour = class_colors[nd.node_class]
-        if nd.is_leaf:
-            bbox = dict(boxstyle="circle,pad=0.45", fc=colour, ec="0.25", lw=1.0)
-            number_colour = "black"
-            text_colour = "black"
-        else:
-            bbox = dict(boxstyle="circle,pad=0.45", fc="white", ec=colour, lw=2.0)
-            number_colour = rule_color
-            text_colour = rule_color
-        ax.text(x, y, str(nd.number), ha="center", va="center", fontsize=fs,
-                color=number_colour, bbox=bbox, zorder=4)
-        ax.annotate(_escape("\n".join(lay.texts[nd.number])), xy=(x, y),
-                    xytext=(0, -(circle_r_pt + 2)), textcoords="offset points",
-                    ha="center", va="top", fontsize=fs, color=text_colour,
-                    linespacing=1.15, zorder=3,
-                    bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85))
-    # limits: one unit = one leaf column across, one depth level down
-    bbox = ax.get_position()
-    fig_w, fig_h = ax.figure.get_size_inches()
-    width_in, height_in = bbox.width * fig_w, bbox.height * fig_h
-    if column_in is None or level_in is None or top_in is None:
-        # a figure size or axes given by the user: share out what is there
-        top_in = _top_inches(title, legend, fs)
-        column_in = width_in / (lay.n_leaves + 0.3)
-        spare = height_in - top_in - _bottom_inches(lay, fs)
-        level_in = max(0.2, spare / lay.max_depth) if lay.max_depth else 1.0
-    centre = 0.5 * (lay.n_leaves - 1)
-    half = 0.5 * width_in / column_in
-    ax.set_xlim(centre - half, centre + half)
-    top = top_in / level_in
-    ax.set_ylim(top - height_in / level_in, top)
-    from matplotlib.transforms import ScaledTranslation
+    measure = _Measure(fs)
+    pad, bar = _PAD * fs, _BAR * fs
+    gap = (_HGAP_H if horizontal else _HGAP) * fs  # between neighbours along the breadth
+    dgap = (_VGAP_H if horizontal else _VGAP) * fs  # between depth levels
 
+    def below(number: int) -> int:
+        nd = by_number[number]
+        return 0 if nd.is_leaf else 2 + below(nd.lchild) + below(nd.rchild)
+
+    def build(number: int) -> _Box:
+        nd = by_number[number]
+        cut = max_depth is not None and nd.depth >= max_depth and not nd.is_leaf
+        box = _Box(nd, _node_lines(nd, labels, digits, compact, below(number) if cut else 0))
+        box.truncated = below(number) if cut else 0
+        box.w = max(measure.width(t, st) for t, st in box.lines) + 2 * pad
+        box.h = len(box.lines) * _LINE * fs + 2 * pad + bar
+        if not nd.is_leaf and not cut:
+            box.children = [build(nd.lchild), build(nd.rchild)]
+        return box
+
+    def breadth(box: _Box) -> float:
+        return box.h if horizontal else box.w
+
+    # tidy layout along the breadth: contour[k] = (first, last) edge at relative depth k;
+    # a child's b is first relative to its parent, made absolute afterwards
+    def place(box: _Box) -> list[tuple[float, float]]:
+        own = (-breadth(box) / 2.0, breadth(box) / 2.0)
+        if not box.children:
+            return [own]
+        left, right = (place(c) for c in box.children)
+        shift = 0.0
+        for (_, a), (c, _) in zip(left, right, strict=False):
+            shift = max(shift, a - c + gap)
+        box.children[0].b = -shift / 2.0
+        box.children[1].b = shift / 2.0
+        merged = [own]
+        for k in range(max(len(left), len(right))):
+            parts = []
+            if k < len(left):
+                parts.append((left[k][0] - shift / 2.0, left[k][1] - shift / 2.0))
+            if k < len(right):
+                parts.append((right[k][0] + shift / 2.0, right[k][1] + shift / 2.0))
+            merged.append((min(q[0] for q in parts), max(q[1] for q in parts)))
+        return merged
+
+    root = build(0)
+    contour = place(root)
+    boxes: list[_Box] = []
+    depth_size: dict[int, float] = {}
+
+    def collect(box: _Box, b: float) -> None:
+        box.b = b
+        boxes.append(box)
+        d = box.node.depth
+        depth_size[d] = max(depth_size.get(d, 0.0), box.w if horizontal else box.h)
+        for c in box.children:
+            collect(c, b + c.b)
+
+    first = min(c[0] for c in contour)
+    collect(root, -first)
+    span_b = max(c[1] for c in contour) - first
+    starts: dict[int, float] = {}
+    pos = 0.0
+    for d in sorted(depth_size):
+        starts[d] = pos
+        pos += depth_size[d] + dgap
+    span_d = pos - dgap
+    for box in boxes:
+        box.d = starts[box.node.depth]
+    width, height = (span_d, span_b) if horizontal else (span_b, span_d)
+    return _Layout(boxes=boxes, width=width, height=height, fontsize=fs,
+                   horizontal=horizontal, n_leaves=n_leaves)
+
+
+# ---------------------------------------------------------------------------------------
+# drawing
+
+
+def _legend_lines(labels: Sequence[str], digits: int | None, horizontal: bool) -> list[str]:
+    lines = [
+        f"#node  n = training rows at the node ({labels[0]} / {labels[1]})",
+        "p = share of a leaf's rows in its class (the predicted probability)",
+        "yes (upper branch): the rule holds" if horizontal else
+        "yes (left branch): the rule holds",
+    ]
+    if digits is not None:
+        lines.append(f"cut points rounded to {digits} significant digits")
+    return lines
+
+
+def _legend_width(labels: Sequence[str], digits: int | None, fs: float) -> float:
+    """Width in points of the legend's widest line."""
+    small = _Measure(0.9 * fs)
+    head = _Measure(fs)
+    classes = sum(head.width(f"class {k}: {labels[k]}", "plain") + 2.8 * fs for k in (0, 1))
+    return max([classes] + [small.width(t, "plain")
+                            for t in _legend_lines(labels, digits, False)])
+
+
+def _top_points(title: str | None, legend: bool, digits: int | None, fs: float,
+                explain: bool = True) -> float:
+    """Room over the tree, in points: the title and the legend (its explanations only
+    with ``explain``: the first panel of a multi-class figure)."""
+    out = 0.6 * fs
     if title:
-        down = ax.transAxes + ScaledTranslation(0, -0.06, ax.figure.dpi_scale_trans)
-        ax.text(0.5, 1.0, _escape(title), transform=down, ha="center", va="top",
-                fontsize=1.2 * fs, fontweight="bold", zorder=5)
+        out += 1.6 * fs * _LINE
+    if legend:
+        lines = len(_legend_lines(("", ""), digits, False)) if explain else 0
+        out += (1.5 + lines) * fs * _LINE
+    return out
+
+
+def _draw(ax: Axes, lay: _Layout, tree: Any, *, class_colors: Sequence[str], rule_color: str,
+          title: str | None, legend: bool, digits: int | None, top: float,
+          panel_width: float | None, explain: bool = True) -> None:
+    """Draw one tree into ``ax``; data units are points (x right, y down from the top)."""
+    from matplotlib.patches import FancyBboxPatch, Rectangle
+
+    fs = lay.fontsize
+    hz = lay.horizontal
+    margin = _MARGIN * fs
+    ax.set_axis_off()
+    total_w = max(lay.width + 2 * margin, panel_width or 0.0)
+    total_h = top + lay.height + margin
+    ax.set_xlim(0, total_w)
+    ax.set_ylim(total_h, 0)
+    pad, bar = _PAD * fs, _BAR * fs
+    ox = (total_w - lay.width) / 2.0 if not hz else margin
+    oy = top
+
+    def anchor(box: _Box, out: bool) -> tuple[float, float]:
+        x, y = box.rect(hz)
+        if hz:
+            return ox + x + (box.w if out else 0.0), oy + box.b
+        return ox + box.b, oy + y + (box.h if out else 0.0)
+
+    for box in lay.boxes:  # edges first, under the boxes
+        for child, word, side in zip(box.children, ("yes", "no"), (-1, 1), strict=False):
+            x0, y0 = anchor(box, True)
+            x1, y1 = anchor(child, False)
+            ax.plot([x0, x1], [y0, y1], color="0.45", lw=0.9, zorder=1,
+                    solid_capstyle="round")
+            t = 0.35
+            if hz:
+                ax.text(x0 + t * (x1 - x0), y0 + t * (y1 - y0) + side * 0.3 * fs, word,
+                        ha="center", va="bottom" if side < 0 else "top", fontsize=0.8 * fs,
+                        color="0.35", zorder=2)
+            else:
+                ax.text(x0 + t * (x1 - x0) + side * 0.3 * fs, y0 + t * (y1 - y0), word,
+                        ha="right" if side < 0 else "left", va="center", fontsize=0.8 * fs,
+                        color="0.35", zorder=2)
+    for box in lay.boxes:
+        nd = box.node
+        rx, ry = box.rect(hz)
+        x0, y0 = ox + rx, oy + ry
+        leaf = nd.is_leaf
+        colour = class_colors[nd.node_class]
+        ax.add_patch(FancyBboxPatch(
+            (x0, y0), box.w, box.h, boxstyle=f"round,pad=0,rounding_size={0.4 * fs}",
+            fc=colour if leaf else "white", ec="0.3" if leaf else colour,
+            lw=0.9 if leaf else 1.6, ls="--" if box.truncated else "-", zorder=3))
+        # the class mix along the bottom (class 0 from the left), on a white strip
+        n = max(nd.nobs, 1)
+        inner = box.w - 2 * pad
+        w0 = inner * nd.n0 / n
+        yb = y0 + box.h - pad * 0.6 - bar
+        ax.add_patch(Rectangle((x0 + pad - 0.15 * fs, yb - 0.15 * fs), inner + 0.3 * fs,
+                               bar + 0.3 * fs, fc="white", ec="none", zorder=4))
+        ax.add_patch(Rectangle((x0 + pad, yb), w0, bar, fc=class_colors[0], ec="none",
+                               zorder=4))
+        ax.add_patch(Rectangle((x0 + pad + w0, yb), inner - w0, bar, fc=class_colors[1],
+                               ec="none", zorder=4))
+        ax.add_patch(Rectangle((x0 + pad, yb), inner, bar, fc="none", ec="0.2", lw=0.5,
+                               zorder=4))
+        y = y0 + pad * 0.8
+        cx = x0 + box.w / 2.0
+        for text, style in box.lines:
+            kw: dict[str, Any] = {"color": "black"}
+            if style == "rule":
+                kw["color"] = rule_color
+            elif style == "head":
+                kw["color"] = "0.2"
+            elif style == "label":
+                kw["fontweight"] = "bold"
+            ax.text(cx, y, _escape(text), ha="center", va="top", fontsize=fs, zorder=5, **kw)
+            y += _LINE * fs
+
+    yt = 0.4 * fs
+    if title:
+        ax.text(total_w / 2.0, yt, _escape(title), ha="center", va="top", fontsize=1.2 * fs,
+                fontweight="bold", zorder=6)
+        yt += 1.6 * fs * _LINE
     if legend:
         labels = [label_text(v) for v in tree.ycode]
-        handles = [Patch(fc=class_colors[k], ec="0.25", label=_escape(f"class {k}: {labels[k]}"))
-                   for k in (1, 0)]
-        below_title = 0.06 + 1.6 * _LINE_HEIGHT * 1.2 * fs / 72.0 if title else 0.0
-        anchor = ax.transAxes + ScaledTranslation(0, -below_title, ax.figure.dpi_scale_trans)
-        ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.0, 1.0),
-                  bbox_transform=anchor, fontsize=fs, frameon=False, borderaxespad=0.3,
-                  handlelength=1.2)
+        measure = _Measure(fs)
+        xl = margin
+        sq = 0.9 * fs
+        for k in (0, 1):
+            ax.add_patch(Rectangle((xl, yt + 0.1 * fs), sq, sq, fc=class_colors[k], ec="0.3",
+                                   lw=0.6, zorder=6))
+            text = f"class {k}: {labels[k]}"
+            ax.text(xl + sq + 0.4 * fs, yt, _escape(text), ha="left", va="top", fontsize=fs,
+                    zorder=6)
+            xl += sq + 0.4 * fs + measure.width(text, "plain") + 1.5 * fs
+        yt += _LINE * fs * 1.2
+        for line in _legend_lines(labels, digits, hz) if explain else []:
+            ax.text(margin, yt, _escape(line), ha="left", va="top", fontsize=0.9 * fs,
+                    color="0.2", zorder=6)
+            yt += _LINE * fs
+
+
+def _check_int(value: Any, name: str, lo: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise PybsnsingTypeError(f"{name} must be a whole number or None, got {value!r}")
+    v = int(value.__index__())
+    if v < lo:
+        raise PybsnsingValueError(f"{name} must be at least {lo}, got {v}")
+    return v
 
 
 def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
@@ -213,9 +451,11 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
               figsize: tuple[float, float] | None = None, dpi: float = 100, *,
               tree: int | None = None,
               class_colors: Sequence[str] = ("lightcoral", "palegreen"),
-              rule_color: str = "blue", fontsize: float = 8.0, title: str | None = None,
-              legend: bool = True, max_width: float = 80.0) -> Figure:
-    """Draw a fitted bsnsing tree (see the module documentation for the layout).
+              rule_color: str = "blue", fontsize: float = 9.0, title: str | None = None,
+              legend: bool = True, digits: int | None = 4, max_depth: int | None = None,
+              orientation: str = "auto", max_width: float = 20.0,
+              min_fontsize: float = 7.0, compact: bool | None = None) -> Figure:
+    """Draw a fitted bsnsing tree (see the module documentation for what is shown).
 
     Args:
         model: a fitted :class:`~pybsnsing.BsnsingModel` or
@@ -224,35 +464,91 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
             (``.png``, ``.svg``, ``.pdf``, ...), at ``dpi``.
         ax: draw into these axes instead of a new figure: one Axes for a
             two-class model or a single class tree (``tree=k``), one per
-            class tree otherwise. The axes' figure is not resized.
-        figsize: figure size in inches; default: from the tree's size.
+            class tree otherwise. The axes' figure is not resized; the fonts
+            are scaled so that the tree fits the axes.
+        figsize: figure size in inches; default: from the tree's size. The
+            fonts are scaled so that the tree fits.
         dpi: resolution of the figure and of a saved raster file.
         tree: for a multi-class model, the 0-based index (``ylevels`` order)
             of the one class tree to draw; None draws every class tree.
         class_colors: colours of classes 0 and 1 (matplotlib colours).
-        rule_color: colour of split-node numbers and rules (R draws them blue).
-        fontsize: font size in points of the node texts (shrunk with the
-            columns when the automatic width would pass ``max_width``).
+        rule_color: colour of the rules (R draws them blue).
+        fontsize: font size in points of the node texts.
         title: a title over the drawing (multi-class panels always get
             ``Tree k: <class> vs. all.other``; ``title`` then goes on top).
-        legend: show which colour is which class.
-        max_width: the widest automatic figure, in inches.
+        legend: show what the colours and numbers mean.
+        digits: significant digits of the cut points in the rules (None: R's
+            15-digit text, as ``summary()`` prints it).
+        max_depth: draw the nodes down to this depth only (the root is depth
+            0); a split node at ``max_depth`` is drawn dashed, with the number
+            of nodes below it. None: the whole tree.
+        orientation: ``"vertical"`` (root on top), ``"horizontal"`` (root on
+            the left, for trees with many leaves) or ``"auto"``: vertical
+            unless that is wider than ``max_width`` inches even at
+            ``min_fontsize``.
+        max_width: the widest automatic figure, in inches (a wide screen at
+            100 dpi is about 19), before the fonts shrink or the tree turns.
+        min_fontsize: the smallest font the automatic size shrinks to.
+        compact: shorter leaf texts (class and ``p`` on one line, no class
+            counts); default: for trees of 40 leaves or more.
 
     Returns:
         The matplotlib Figure.
+
+    Raises:
+        PybsnsingImportError: matplotlib is not installed
+            (``pip install "pybsnsing[plot]"``).
     """
+    from .._optional import require
+
+    require("plot", "plot_tree (drawing a tree)")
     if len(class_colors) != 2:
-        raise ValueError(f"class_colors must have two colours, got {class_colors!r}")
-    if dpi <= 0:
-        raise ValueError(f"dpi must be positive, got {dpi!r}")
+        raise PybsnsingValueError(f"class_colors must have two colours, got {class_colors!r}")
+    if not isinstance(dpi, (int, float)) or not dpi > 0:
+        raise PybsnsingValueError(f"dpi must be positive, got {dpi!r}")
+    if not isinstance(fontsize, (int, float)) or not fontsize > 0:
+        raise PybsnsingValueError(f"fontsize must be positive, got {fontsize!r}")
+    if orientation not in ("auto", "vertical", "horizontal"):
+        raise PybsnsingValueError(
+            f"orientation must be 'auto', 'vertical' or 'horizontal', got {orientation!r}")
+    digits = _check_int(digits, "digits", 1)
+    max_depth = _check_int(max_depth, "max_depth", 0)
     selected = select_trees(model, tree)
-    layouts = [_layout(one) for one, _ in selected]
     titles = [t for _, t in selected]
     if len(selected) == 1 and titles[0] is not None and title is None:
         title = titles[0]
     if len(selected) == 1:
         titles = [title]
+    multi_title = len(selected) > 1 and bool(title)
 
+    def layouts(fs: float, hz: bool) -> list[_Layout]:
+        return [_layout(one, fs, digits, max_depth, compact, hz) for one, _ in selected]
+
+    def extent(lays: list[_Layout]) -> tuple[float, float, list[float]]:
+        """Figure width and height in points, and each panel's height."""
+        fs = lays[0].fontsize
+        widths = [lay.width + 2 * _MARGIN * fs for lay in lays]
+        if legend:
+            widths += [_legend_width([label_text(v) for v in one.ycode], digits, fs)
+                       + 2 * _MARGIN * fs for one, _ in selected]
+        heights = [_top_points(t, legend, digits, fs, k == 0) + lay.height + _MARGIN * fs
+                   for k, (lay, t) in enumerate(zip(lays, titles, strict=True))]
+        return max(widths), sum(heights) + (2.2 * fs if multi_title else 0.0), heights
+
+    def fitted(hz: bool, box_w: float, box_h: float | None, fs: float,
+               lo: float) -> list[_Layout]:
+        """Layouts at the largest font <= fs (>= lo) whose drawing fits box_w x box_h."""
+        lays = layouts(fs, hz)
+        for _ in range(5):
+            w, h, _ = extent(lays)
+            scale = box_w / w if box_h is None else min(box_w / w, box_h / h)
+            if scale >= 1.0 or fs <= lo:
+                break
+            fs = max(lo, fs * scale * 0.99)  # the drawing scales almost linearly
+            lays = layouts(fs, hz)
+        return lays
+
+    fs0 = float(fontsize)
     if ax is not None:
         if hasattr(ax, "plot") and hasattr(ax, "figure"):
             axes = [ax]
@@ -261,36 +557,47 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
 
             axes = list(np.asarray(ax, dtype=object).ravel())
         if len(axes) != len(selected):
-            raise ValueError(f"need {len(selected)} axes for this model, got {len(axes)}")
-        for a, lay, (one, _), t in zip(axes, layouts, selected, titles, strict=True):
-            _draw(a, lay, one, fontsize=fontsize, class_colors=class_colors,
-                  rule_color=rule_color, title=t, legend=legend, column_in=None,
-                  level_in=None, top_in=None)
+            raise PybsnsingValueError(
+                f"need {len(selected)} axes for this model, got {len(axes)}")
         fig = axes[0].figure
-        if len(selected) > 1 and title:
+        for a, (one, _), t in zip(axes, selected, titles, strict=True):
+            bbox = a.get_position()
+            fw, fh = fig.get_size_inches()
+            aw, ah = bbox.width * fw * 72.0, bbox.height * fh * 72.0
+            hz = orientation == "horizontal"
+            lay = _fit_one(one, t, fs0, hz, aw, ah, digits, max_depth, compact, legend)
+            _draw(a, lay, one, class_colors=class_colors, rule_color=rule_color, title=t,
+                  legend=legend, digits=digits, top=_top_points(t, legend, digits, lay.fontsize),
+                  panel_width=aw * lay.width / max(lay.width, 1.0))
+        if multi_title:
             fig.suptitle(_escape(title))
         if file is not None:
             fig.savefig(file, dpi=dpi)
         return fig
 
-    # automatic sizes: columns wide enough for the texts, one row per depth
-    fs = float(fontsize)
-    columns = [_column_inches(lay, fs) for lay in layouts]
-    need_w = max((lay.n_leaves + 0.3) * c for lay, c in zip(layouts, columns, strict=True))
-    if need_w > max_width:
-        scale = max_width / need_w
-        fs = max(3.0, fs * scale)
-        columns = [c * scale for c in columns]
-    suptitle_in = 0.45 if (len(selected) > 1 and title) else 0.0
-    levels = [_level_inches(lay, fs) for lay in layouts]
-    tops = [_top_inches(t, legend, fs) for t in titles]
-    heights = [top + lay.max_depth * lev + _bottom_inches(lay, fs)
-               for lay, lev, top in zip(layouts, levels, tops, strict=True)]
-    auto_w = max(4.5, max((lay.n_leaves + 0.3) * c
-                          for lay, c in zip(layouts, columns, strict=True)))
-    auto_h = sum(heights) + suptitle_in
-    fixed = figsize is not None
-    size = (float(figsize[0]), float(figsize[1])) if fixed else (auto_w, auto_h)
+    if figsize is not None:
+        fw, fh = (float(v) for v in figsize)
+        if not (fw > 0 and fh > 0):
+            raise PybsnsingValueError(f"figsize must be positive, got {figsize!r}")
+        hz = orientation == "horizontal"
+        if orientation == "auto":  # the orientation that allows the larger font
+            v = fitted(False, fw * 72.0, fh * 72.0, fs0, 1.0)
+            h_ = fitted(True, fw * 72.0, fh * 72.0, fs0, 1.0)
+            hz = h_[0].fontsize > v[0].fontsize * 1.05
+        lays = fitted(hz, fw * 72.0, fh * 72.0, fs0, 1.0)
+        size = (fw, fh)
+    else:
+        lays = None
+        if orientation in ("auto", "vertical"):
+            lays = fitted(False, max_width * 72.0, None, fs0, min(min_fontsize, fs0))
+            if orientation == "auto" and extent(lays)[0] > max_width * 72.0 * 1.001:
+                lays = None  # too wide even at the smallest font: turn the tree
+        if lays is None:
+            lays = fitted(True, max_width * 72.0, None, fs0, min(min_fontsize, fs0))
+        w, h, _ = extent(lays)
+        size = (w / 72.0, h / 72.0)
+    width, height, heights = extent(lays)
+    fs = lays[0].fontsize
 
     if file is not None:
         from matplotlib.figure import Figure as _Figure
@@ -300,20 +607,38 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
         import matplotlib.pyplot as plt
 
         fig = plt.figure(figsize=size, dpi=dpi)
-    top_share = (0.06 if suptitle_in else 0.0) if fixed else suptitle_in / auto_h
-    avail = 1.0 - top_share  # the panels share the rest in proportion to their heights
-    y_top = avail
-    total = sum(heights)
-    for lay, (one, _), t, lev, top, h, col in zip(layouts, selected, titles, levels, tops,
-                                                 heights, columns, strict=True):
-        share = h / total * avail
-        a = fig.add_axes((0.0, y_top - share, 1.0, share))
-        y_top -= share
-        _draw(a, lay, one, fontsize=fs, class_colors=class_colors, rule_color=rule_color,
-              title=t, legend=legend, column_in=None if fixed else col,
-              level_in=None if fixed else lev, top_in=None if fixed else top)
-    if len(selected) > 1 and title:
-        fig.suptitle(_escape(title), fontsize=1.4 * fs, fontweight="bold")
+    # panels in points of the drawing; with a given figsize the drawing is centred in it
+    fw_pt, fh_pt = size[0] * 72.0, size[1] * 72.0
+    y_top = fh_pt - (fh_pt - height) / 2.0 - (2.2 * fs if multi_title else 0.0)
+    x_left = (fw_pt - width) / 2.0
+    for k, (lay, (one, _), t, h) in enumerate(zip(lays, selected, titles, heights,
+                                                  strict=True)):
+        a = fig.add_axes((x_left / fw_pt, (y_top - h) / fh_pt, width / fw_pt, h / fh_pt))
+        y_top -= h
+        _draw(a, lay, one, class_colors=class_colors, rule_color=rule_color, title=t,
+              legend=legend, digits=digits, top=_top_points(t, legend, digits, fs, k == 0),
+              panel_width=width, explain=k == 0)
+    if multi_title:
+        fig.text(0.5, 1.0 - (fh_pt - height) / 2.0 / fh_pt - 0.3 * fs / fh_pt, _escape(title),
+                 ha="center", va="top", fontsize=1.4 * fs, fontweight="bold")
     if file is not None:
         fig.savefig(Path(file), dpi=dpi)
     return fig
+
+
+def _fit_one(one: Any, title: str | None, fs: float, hz: bool, aw: float, ah: float,
+             digits: int | None, max_depth: int | None, compact: bool | None,
+             legend: bool) -> _Layout:
+    """The layout of one tree at the font (at most ``fs``) that makes it fit ``aw`` x ``ah``
+    points."""
+    cap = fs
+    lay = _layout(one, fs, digits, max_depth, compact, hz)
+    for _ in range(5):
+        w = lay.width + 2 * _MARGIN * fs
+        h = _top_points(title, legend, digits, fs) + lay.height + _MARGIN * fs
+        scale = min(aw / w, ah / h)
+        if 0.98 <= scale <= 1.0 or fs <= 1.0 or (scale > 1.0 and fs >= cap):
+            break
+        fs = min(cap, max(1.0, fs * scale * 0.99))
+        lay = _layout(one, fs, digits, max_depth, compact, hz)
+    return lay

@@ -243,6 +243,9 @@ def plot_roc(
     matplotlib.axes.Axes
         The axes drawn on.
     """
+    from .._optional import require
+
+    require("plot", "plot_roc (drawing an ROC curve)")
     new_figure = ax is None
     if ax is None:
         if file is not None:

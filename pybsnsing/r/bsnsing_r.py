@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._optional import require
 from .convert import model_from_r_parts, model_to_r_parts, pandas_to_r
 
 __all__ = [
@@ -162,6 +163,7 @@ _CACHE: dict[str, Any] = {}
 
 
 def _r_function(key: str, source: str) -> Any:
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.rinterface as ri
     import rpy2.robjects  # noqa: F401  (starts the embedded R)
 
@@ -172,6 +174,7 @@ def _r_function(key: str, source: str) -> Any:
 
 def _plain_to_r(value: Any) -> Any:
     """Plain Python (dict, list, str, numbers, bool, None) as rpy2 rinterface objects."""
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.rinterface as ri
 
     if value is None:
@@ -212,6 +215,7 @@ def _r_to_plain(x: Any) -> Any:
     Named lists become dicts, unnamed lists become lists and atomic vectors
     become lists of Python scalars (NA becomes None).
     """
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.rinterface as ri
 
     if x is ri.NULL or getattr(x, "typeof", None) == ri.RTYPES.NILSXP:
@@ -352,6 +356,7 @@ def run_r_bsnsing(formula: str, data: pd.DataFrame, **control: Any) -> RBsnsingF
     Raises:
         RuntimeError: R bsnsing is not available (the message says why).
     """
+    require("r", "R bsnsing through rpy2", module="rpy2.robjects")
     reason = r_bsnsing_unavailable_reason()
     if reason is not None:
         raise RuntimeError(reason)

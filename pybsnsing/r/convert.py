@@ -59,6 +59,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._optional import require
 from ..tree import splittable
 
 __all__ = [
@@ -283,6 +284,7 @@ _R_HELPERS: dict[str, Any] = {}
 
 def _r_helper(name: str) -> Any:
     """Small R closures (attribute setting must go through R to set the OBJECT bit)."""
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.rinterface as ri
     import rpy2.robjects  # noqa: F401  (starts the embedded R)
 
@@ -308,6 +310,7 @@ def _with_na(values: Sequence[Any], na: Sequence[bool], conv: Callable[[Any], An
 
 
 def _parts_to_rvector(parts: Mapping[str, Any]) -> Any:
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.rinterface as ri
 
     kind = parts["kind"]
@@ -331,6 +334,7 @@ def _parts_to_rvector(parts: Mapping[str, Any]) -> Any:
 
 def pandas_to_r(df: pd.DataFrame) -> Any:
     """A pandas DataFrame as an R ``data.frame`` (an rpy2 object); see the module docstring."""
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.rinterface as ri
     import rpy2.robjects as ro
 
@@ -342,6 +346,7 @@ def pandas_to_r(df: pd.DataFrame) -> Any:
 
 
 def _rvector_to_parts(vec: Any, name: str) -> dict[str, Any]:
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.rinterface as ri
 
     rclass = list(vec.rclass) if vec.rclass is not ri.NULL else []
@@ -386,6 +391,7 @@ def _rvector_to_parts(vec: Any, name: str) -> dict[str, Any]:
 
 def r_to_pandas(rdf: Any) -> pd.DataFrame:
     """An R ``data.frame`` (rpy2 object) as a pandas DataFrame; see the module docstring."""
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.rinterface as ri
 
     if "data.frame" not in list(getattr(rdf, "rclass", [])):

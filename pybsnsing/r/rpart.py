@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._optional import require
+
 __all__ = ["r_available", "rpart_split_table", "r_rpart_questions", "r_eval_questions"]
 
 #: R helpers, defined once per session.
@@ -112,8 +114,11 @@ def r_available() -> bool:
 @functools.lru_cache(maxsize=1)
 def _helpers() -> Any:
     """The R helper closures (defined on first use)."""
+    require("r", "R's own rpart (import_external='r')", module="rpy2.robjects")
     if not r_available():
-        raise RuntimeError(
+        from ..errors import PybsnsingImportError
+
+        raise PybsnsingImportError(
             "R with the rpart package is not available through rpy2 "
             "(pip install 'rpy2==3.5.17'; set R_HOME if R is not on PATH)"
         )
@@ -124,6 +129,7 @@ def _helpers() -> Any:
 
 def _to_r(obj: Any) -> Any:
     """numpy array / pandas frame -> R object (numpy2ri + pandas2ri)."""
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.robjects as ro
     from rpy2.robjects import numpy2ri, pandas2ri
     from rpy2.robjects.conversion import localconverter
@@ -133,6 +139,7 @@ def _to_r(obj: Any) -> Any:
 
 
 def _null_or(v: int | None) -> Any:
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.robjects as ro
 
     return ro.NULL if v is None else ro.IntVector([int(v)])
@@ -167,6 +174,7 @@ def rpart_split_table(
         ``competitor`` or ``surrogate``), ``count``, ``ncat`` (direction for
         continuous splits), ``improve``, ``index`` (the split point) and ``adj``.
     """
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.robjects as ro
 
     if minbucket is None:
@@ -218,6 +226,7 @@ def r_rpart_questions(
         y: 0/1 response of the node.
         seed: ``set.seed(seed)`` before the fit (None: leave R's RNG alone).
     """
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.robjects as ro
 
     X = np.asarray(X, dtype=np.float64)
@@ -241,6 +250,7 @@ def r_eval_questions(X: np.ndarray, names: Sequence[str], texts: Sequence[str]) 
 
     Returns the (n, len(texts)) uint8 answer matrix.
     """
+    require("r", "R through rpy2", module="rpy2.robjects")
     import rpy2.robjects as ro
 
     X = np.asarray(X, dtype=np.float64)
