@@ -184,6 +184,16 @@ def _is_object(dtype: Any) -> bool:
 
 def _object_class(col: pd.Series, var: str) -> str:
     """``factor``, ``logical`` or ``numeric`` for an object column, from its values."""
+    inferred = pd.api.types.infer_dtype(col, skipna=True)
+    if inferred == "string":
+        return "factor"
+    if inferred == "boolean":
+        return "logical"
+    if inferred in ("integer", "floating", "mixed-integer-float", "decimal"):
+        values = col[~_missing_mask(col)].tolist()
+        if all(isinstance(v, _NUMBER_TYPES) and not isinstance(v, (bool, np.bool_))
+               for v in values):
+            return "numeric"
     values = col[~_missing_mask(col)].tolist()
     if all(isinstance(v, str) for v in values):
         return "factor" if values else "numeric"
@@ -258,9 +268,12 @@ def _level_codes(col: pd.Series, levels: list[str]) -> tuple[np.ndarray, np.ndar
         keys[ok] = format_r_array(vals[ok])
     else:
         raw = col.astype(object).to_numpy()
-        keys = np.array([None if m else as_character(v) for v, m in zip(raw, miss,
-                                                                          strict=True)],
-                        dtype=object)
+        if pd.api.types.infer_dtype(raw, skipna=True) in ("string", "empty"):
+            keys = raw.copy()
+            keys[miss] = None
+        else:
+            keys = np.array([None if m else as_character(v)
+                             for v, m in zip(raw, miss, strict=True)], dtype=object)
     cat = pd.Categorical(np.where(miss, None, keys), categories=pd.Index(levels, dtype=object))
     return cat.codes.astype(np.int64), miss
 

@@ -41,6 +41,7 @@ __all__ = [
     "ParsedFormula",
     "Term",
     "evaluate_expr",
+    "formula_name",
     "parse_expr",
     "parse_formula",
 ]
@@ -148,7 +149,7 @@ class Expr:
         """R's deparse of the expression."""
         k = self.kind
         if k == "var":
-            return quote_name(self.value)
+            return formula_name(self.value)
         if k == "num":
             from .rformat import format_r
 
@@ -551,7 +552,7 @@ def parse_formula(formula: Any, columns: list[str]) -> ParsedFormula:
         if t.kind == "op" and t.text == ")":
             raise FormulaError(f"formula {formula!r}: unbalanced ')'")
         raise p.unexpected(t)
-    keys = [k for k in keys if k != (quote_name(response),)]  # the response is no predictor
+    keys = [k for k in keys if k != (formula_name(response),)]  # the response is no predictor
     keys = sorted(keys, key=len)  # stable: main effects first, as R orders terms
     terms = []
     for k in keys:
@@ -564,6 +565,12 @@ def parse_formula(formula: Any, columns: list[str]) -> ParsedFormula:
                 variables.append(v)
     return ParsedFormula(response=response, terms=terms, intercept=p.intercept,
                          text=formula, variables=variables, dot=p.dot)
+
+
+def formula_name(name: str) -> str:
+    """A column name as a formula must write it: :func:`~pybsnsing.rnames.quote_name`,
+    and a column named ``.`` in backticks (a bare ``.`` means every column)."""
+    return "`.`" if name == "." else quote_name(name)
 
 
 def term_label_is_plain(label: str) -> bool:

@@ -331,7 +331,7 @@ _FORMULA_PIECES = ["+", "-", "*", ":", "/", "^", "(", ")", "~", ".", "1", "0", "
 
 
 def _odd_formula(rng: np.random.Generator, yname: str, preds: list[str]) -> str:
-    from pybsnsing.rnames import quote_name
+    from pybsnsing.formula import formula_name as quote_name
 
     style = int(rng.integers(0, 6))
     q = [quote_name(c) for c in preds] or ["x"]
@@ -409,7 +409,7 @@ def generate_case(seed: int, entry: str | None = None) -> Case:
     case.data = data
     preds = [c.name for c in info]
     case.keywords = [str(c) for c in data.columns] + preds
-    from pybsnsing.rnames import quote_name
+    from pybsnsing.formula import formula_name as quote_name
 
     if rng.random() < 0.6 or not preds:
         case.formula = f"{quote_name(yname)} ~ ."
