@@ -310,6 +310,37 @@ def test_own_cart_is_scikit_learns_cart(criterion):
             assert (ours.predict(X) == sk.predict(X)).mean() >= 0.95
 
 
+def test_cart_generator_kernels_agree():
+    """The level-wise and the node-by-node depth-first CART kernels give the same tests
+    in the same (pre-)order, and they are the split nodes of cart_fit's tree."""
+    from pybsnsing.kernels import dpdt as K
+    from pybsnsing.kernels.rpart import argsort_rows
+
+    rng = np.random.default_rng(2)
+    for trial in range(40):
+        n = int(rng.integers(2, 200))
+        X = rng.normal(size=(n, int(rng.integers(1, 5))))
+        if trial % 2:
+            X = np.round(X, 1)  # ties
+        C = int(rng.integers(2, 4))
+        y = rng.integers(0, C, n).astype(np.int64)
+        xt = np.ascontiguousarray(X.T)
+        order = np.ascontiguousarray(argsort_rows(xt), dtype=np.int32)
+        xlx = K.xlogx_table(n)
+        for depth in (1, 3):
+            for crit, name in ((K.ENTROPY, "entropy"), (K.GINI, "gini")):
+                for leaf in (1, 3):
+                    a = K.cart_tests(xt, y, C, order, depth, 0, leaf, crit, xlx,
+                                     np.zeros(n, np.uint8))
+                    b = K.cart_levels(xt, y, C, order, depth, leaf, crit, xlx)
+                    np.testing.assert_array_equal(a[0], b[0])
+                    np.testing.assert_array_equal(a[1], b[1])
+                    tree = cart_fit(X, y, depth, criterion=name, min_samples_leaf=leaf)
+                    pre = [(t.column, t.threshold) for t in
+                           (tree.tests[nd.feature] for nd in tree.nodes if not nd.is_leaf)]
+                    assert pre == list(zip(a[0].tolist(), a[1].tolist(), strict=True))
+
+
 def test_pruning_path_is_nested_and_ends_in_a_leaf():
     X, y = cart_problem(3)
     path = cart_pruning_path(cart_fit(X, y, 5))

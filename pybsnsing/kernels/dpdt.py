@@ -247,6 +247,156 @@ def _partition_v(rows, vals, cls, a, b, j, k, mark, tr, tv, tc):
 
 
 @njit(cache=True)
+def cart_levels(xt, codes, n_classes, ordm, max_depth, min_leaf, crit, xlx):
+    """Depth-first CART to ``max_depth`` (see :func:`cart_tests`), grown level by level:
+    every row carries the index of its node, and one pass over each feature's sorted
+    list scores the cuts of all nodes of a level at once, so nothing is partitioned.
+    Same splits, same order (pre-order) as the node-by-node growth."""
+    p, n = ordm.shape
+    C = n_classes
+    ent = crit == ENTROPY
+    # local row ids (position in ordm[0]) and, per feature, values/classes/local ids
+    loc = np.empty(xt.shape[1], dtype=np.int32)
+    for i in range(n):
+        loc[ordm[0, i]] = i
+    vals = np.empty((p, n), dtype=np.float64)
+    lrow = np.empty((p, n), dtype=np.int32)
+    for f in range(p):
+        xf = xt[f]
+        for i in range(n):
+            r = ordm[f, i]
+            vals[f, i] = xf[r]
+            lrow[f, i] = loc[r]
+    cls = np.empty(n, dtype=np.int64)  # class of local row i
+    grow = np.empty(n, dtype=np.int64)  # global row of local row i
+    for i in range(n):
+        r = ordm[0, i]
+        cls[i] = codes[r]
+        grow[i] = r
+    lab = np.zeros(n, dtype=np.int64)  # node of each row within the level, -1 = done
+    width = 1 << max(max_depth - 1, 0)
+    tot = np.zeros((width, C), dtype=np.int64)
+    cl = np.zeros((width, C), dtype=np.int64)
+    seen = np.zeros(width, dtype=np.int64)
+    lastv = np.zeros(width, dtype=np.float64)
+    nsz = np.zeros(width, dtype=np.int64)
+    ok = np.zeros(width, dtype=np.bool_)
+    best = np.zeros(width, dtype=np.float64)
+    bj = np.zeros(width, dtype=np.int64)
+    bt = np.zeros(width, dtype=np.float64)
+    # heap-ordered results: split of node (level, q)
+    hf = np.full((1 << max_depth) - 1 if max_depth > 0 else 1, -1, dtype=np.int64)
+    ht = np.zeros(hf.shape[0], dtype=np.float64)
+    for level in range(max_depth):
+        m = 1 << level
+        base = m - 1
+        for q in range(m):
+            nsz[q] = 0
+            for c in range(C):
+                tot[q, c] = 0
+        any_open = False
+        for i in range(n):
+            q = lab[i]
+            if q >= 0:
+                tot[q, cls[i]] += 1
+                nsz[q] += 1
+        for q in range(m):
+            ok[q] = False
+            if nsz[q] >= 2 * min_leaf:
+                k = 0
+                for c in range(C):
+                    if tot[q, c] > 0:
+                        k += 1
+                ok[q] = k >= 2
+            if ok[q]:
+                any_open = True
+            best[q] = np.inf
+            bj[q] = -1
+        if not any_open:
+            break
+        for j in range(p):
+            vj = vals[j]
+            lj = lrow[j]
+            for q in range(m):
+                seen[q] = 0
+                for c in range(C):
+                    cl[q, c] = 0
+            for i in range(n):
+                li = lj[i]
+                q = lab[li]
+                if q < 0 or not ok[q]:
+                    continue
+                x = vj[i]
+                sq = seen[q]
+                if sq >= min_leaf and nsz[q] - sq >= min_leaf and x > lastv[q]:
+                    nl = sq
+                    nr = nsz[q] - sq
+                    if ent:
+                        sc = xlx[nl] + xlx[nr]
+                        for c in range(C):
+                            sc -= xlx[cl[q, c]] + xlx[tot[q, c] - cl[q, c]]
+                    else:
+                        sl = 0.0
+                        sr = 0.0
+                        for c in range(C):
+                            a1 = float(cl[q, c])
+                            sl += a1 * a1
+                            r1 = float(tot[q, c] - cl[q, c])
+                            sr += r1 * r1
+                        sc = nsz[q] - sl / nl - sr / nr
+                    if sc < best[q]:
+                        best[q] = sc
+                        bj[q] = j
+                        v0 = lastv[q]
+                        t = v0 / 2.0 + x / 2.0
+                        if t == x or not np.isfinite(t):
+                            t = v0
+                        bt[q] = t
+                cl[q, cls[li]] += 1
+                seen[q] = sq + 1
+                lastv[q] = x
+        for q in range(m):
+            if ok[q] and bj[q] >= 0:
+                hf[base + q] = bj[q]
+                ht[base + q] = bt[q]
+        if level + 1 >= max_depth:
+            break
+        for i in range(n):
+            q = lab[i]
+            if q < 0:
+                continue
+            if not ok[q] or bj[q] < 0:
+                lab[i] = -1
+            elif xt[bj[q], grow[i]] <= bt[q]:
+                lab[i] = 2 * q
+            else:
+                lab[i] = 2 * q + 1
+    # pre-order walk of the heap
+    feats = np.empty(hf.shape[0], dtype=np.int64)
+    thrs = np.empty(hf.shape[0], dtype=np.float64)
+    nt = 0
+    stack = np.empty(max_depth + 2, dtype=np.int64)
+    sp = 0
+    if max_depth > 0:
+        stack[0] = 0
+        sp = 1
+    while sp > 0:
+        sp -= 1
+        v = stack[sp]
+        if hf[v] < 0:
+            continue
+        feats[nt] = hf[v]
+        thrs[nt] = ht[v]
+        nt += 1
+        if 2 * v + 2 < hf.shape[0]:
+            stack[sp] = 2 * v + 2
+            sp += 1
+            stack[sp] = 2 * v + 1
+            sp += 1
+    return feats[:nt].copy(), thrs[:nt].copy()
+
+
+@njit(cache=True)
 def cart_tests(xt, codes, n_classes, ordm_in, max_depth, max_leaves, min_leaf, crit, xlx,
                mark):
     """The split nodes of a greedy CART tree grown on a state's rows.

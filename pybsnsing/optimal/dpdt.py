@@ -173,8 +173,8 @@ class _ThresholdSpace:
             feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, 1, 0, self.min_leaf,
                                        self.crit, self.xlx, self.mark)
         elif self.cart_depth is not None:
-            feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, self.cart_depth, 0,
-                                       self.min_leaf, self.crit, self.xlx, self.mark)
+            feats, thrs = K.cart_levels(self.xt, self.codes, self.C, state, self.cart_depth,
+                                        self.min_leaf, self.crit, self.xlx)
         else:
             L = self.cart_leaves[min(depth, len(self.cart_leaves) - 1)]
             feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, 1 << 30, max(2, L),
@@ -643,6 +643,31 @@ class DPDTTreeModel(OptimalTreeModel):
             f"leaves; {self.objective} of {self.n_samples} training rows misclassified; "
             f"{self.avg_tests:.4g} tests on average"
         )
+
+    def summary(self) -> str:
+        """A text report: the tree's place on the front, fit, confusion matrix, tree."""
+        lines = [self._headline(), ""]
+        if self.formula is not None:
+            lines.append(f"Formula: {self.formula}")
+        lines += [
+            f"Settings: max_depth = {self.max_depth}, "
+            + (f"test generator {self.generator}" if self.method == "dpdt"
+               else f"criterion {self.generator}"),
+            f"Data: {self.n_samples} rows, {self.n_features} columns, "
+            f"{len(self.classes_)} classes",
+            f"Misclassifications: {self.objective} (training accuracy {self.accuracy:.4f}); "
+            f"expected tests {self.avg_tests:.4f}"
+            + ("" if self.avg_cost == self.avg_tests else f", cost {self.avg_cost:.4f}"),
+        ]
+        if self.method == "dpdt":
+            lo, hi = self.alpha_range
+            lines.append(f"Selected for alpha in [{lo:.6g}, {hi:.6g}]"
+                         + ("; optimal over all trees (tests='all')" if self.optimal else ""))
+        lines += ["", "Confusion matrix (training):"]
+        lines += self.confusion_matrix().to_string().splitlines()
+        lines += ["", "Tree:", "node), condition, n, errors, class (class proportions); * a leaf"]
+        lines += self.tree_lines()
+        return "\n".join(lines)
 
     def __repr__(self) -> str:
         return (f"<DPDTTreeModel: depth {self.depth}, {self.num_nodes} split nodes, "
