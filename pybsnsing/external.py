@@ -84,12 +84,32 @@ from .rformat import format_r, r_atof
 
 __all__ = [
     "ExternalQuestion",
+    "ExternalWarning",
+    "r_rpart_fails",
     "RpartSplit",
     "rpart_split_table",
     "rpart_splits",
     "external_specs",
     "external_questions",
 ]
+
+class ExternalWarning(UserWarning):
+    """Something about the external (rpart) questions the user should know."""
+
+
+def r_rpart_fails(names: Sequence[str]) -> bool:
+    """Whether R bsnsing's rpart call fails on these design column names.
+
+    ``import_external_rules`` fits ``rpart(._.external_y_._ ~ ., data = ...)``
+    inside ``tryCatch(error = function(cnd) NA)``. When a column name holds a
+    backtick or a backslash, the names of the ``.`` expansion do not survive
+    R's deparse and parse, ``model.frame`` stops with "undefined columns
+    selected", and bsnsing silently uses no external questions at that node
+    (every node, since the columns are the same). Checked against R 4.2.2 and
+    rpart 4.1.19 for every printable ASCII character.
+    """
+    return any("`" in nm or "\\" in nm for nm in names)
+
 
 #: Rows from which the radix argsort is used to order the columns.
 _RADIX_MIN_N = 1024

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .control import BsControl
+from .external import ExternalWarning, r_rpart_fails
 from .questions import _plain_names, _r_segments, question_set_from_orders
+from .rnames import read_quoted
 from .rules import evaluate_rule
 from .search import (
     enum_search,
@@ -189,6 +192,18 @@ class _Grower:
         self.segments = _r_segments(control.nseg_numeric)
         self.col_of = {nm: j for j, nm in enumerate(self.names)}
         self.plain = _plain_names(self.names)
+        self.external = control.external_method
+        raw = [read_quoted(nm, 0)[0] if nm.startswith("`") else nm for nm in self.names]
+        if self.external is not None and r_rpart_fails(raw):
+            warnings.warn(
+                "a design column name holds a backtick or backslash "
+                f"({[nm for nm in raw if r_rpart_fails([nm])]}): R's rpart call "
+                "fails on such names and R bsnsing then uses no rpart questions at all; "
+                "pybsnsing does the same (import_external has no effect)",
+                ExternalWarning,
+                stacklevel=4,
+            )
+            self.external = None
         self.slot = np.zeros(n, dtype=np.int64)  # class-wise bit slot of a node's rows
         self.gmask = np.zeros(n, dtype=bool)  # partition scratch
         self.pos = np.zeros(n, dtype=np.int64)  # row id -> position in the node
@@ -244,7 +259,7 @@ class _Grower:
         ext_texts: list[str] = []
         ext_B = None
         nx = 0
-        method = control.external_method
+        method = self.external
         solver = control.opt_solver
         packed = solver in ("enum_c", "enum")
         if method == "rpart" and packed and self.plain and self.finite:

@@ -304,3 +304,29 @@ def test_generated_csv_reads_identically_in_r(r_bs, tmp_path):
     from pybsnsing.r.convert import r_to_pandas
 
     pd.testing.assert_frame_equal(py, r_to_pandas(r))
+
+
+# ------------------------------------------------------------------ rpart and odd names
+
+
+def test_rpart_questions_dropped_as_in_r_when_a_name_has_a_backtick(r_bs):
+    from pybsnsing.external import ExternalWarning, r_rpart_fails
+
+    assert r_rpart_fails(["a`b"]) and r_rpart_fails(["a\\b"])
+    assert not r_rpart_fails(["a b", "x!", "log(x)", "é"])
+    rng = np.random.default_rng(13)
+    n = 120
+    s = rng.choice(["u", "v", "w`W"], n, p=[0.45, 0.45, 0.1])  # w`W sorts last: a dummy
+    x = rng.normal(size=n)
+    y = np.where(rng.random(n) < np.where(x > 0.3, 0.85, 0.2), "p", "q")
+    df = pd.DataFrame({"y": y, "s": s.astype(object), "x": x})
+    with pytest.warns(ExternalWarning, match="backtick or backslash"):
+        py = bsnsing("y ~ x + s", df)
+    # R's rpart call fails on the dummy `sw\`W`: its tree has no rpart questions
+    fit = _r_fit(df, "y ~ x + s")
+    assert py.tree_signature() == fit.model.tree_signature()
+    assert py.tree_signature() == bsnsing("y ~ x + s", df,
+                                          import_external=False).tree_signature()
+    # with a plain level name the rpart questions are used and the tree differs
+    plain = df.assign(s=df["s"].str.replace("`", ""))
+    assert bsnsing("y ~ x + s", plain).tree_signature() != py.tree_signature()
