@@ -8,7 +8,7 @@ shared between runs but the numba cache on disk:
   ``pybsnsing`` import;
 * ``first fit``: in a fresh process, ``bsnsing("Class ~ .", BreastCancer)`` with
   defaults right after the import and the data load (kernels loaded from the numba
-  cache, plus the lazy imports of the first fit: formulaic, numba);
+  cache, plus the lazy import of numba by the first fit);
 * ``--cold``: a first use of every setting in ONE fresh process whose
   ``NUMBA_CACHE_DIR`` is an empty temporary folder, i.e. with every kernel compiled
   as it is first needed: the first default fit on BreastCancer, then fits with
@@ -171,11 +171,13 @@ print(json.dumps({"warmup": time.perf_counter() - t1, "parts": parts}))
 """
 
 
-def _run(code: str, *args: str, env: dict | None = None) -> tuple[float, str]:
+def _run(code: str, *args: str, env: dict | None = None) -> tuple[float, str, str]:
+    """Run ``code`` in a fresh interpreter: (wall seconds, stdout, stderr)."""
+    env = {**(env if env is not None else os.environ), "PYBSNSING_QUIET_COMPILE": "1"}
     t = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                          cwd=REPO, env=env, check=True)
-    return time.perf_counter() - t, out.stdout + out.stderr
+    return time.perf_counter() - t, out.stdout, out.stderr
 
 
 def _stats(xs: list[float]) -> str:
@@ -229,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     bare = [_run("pass")[0] for _ in range(args.runs)]
     imp = [_run("import pybsnsing")[0] for _ in range(args.runs)]
     net = [max(0.0, a - statistics.median(bare)) for a in imp]
-    _, trace = _run("import pybsnsing", env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
+    _, _, trace = _run("import pybsnsing", env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
     line = [ln for ln in trace.splitlines() if ln.rstrip().endswith("| pybsnsing")]
     cum_us = int(line[-1].split("|")[1]) if line else 0
     numba_in = any(ln.split("|")[-1].strip() == "numba" for ln in trace.splitlines())

@@ -1,6 +1,6 @@
 """Optional dependencies: import them, or say which extra to install.
 
-pybsnsing's core (numpy, pandas, numba, formulaic) fits, predicts, prints and
+pybsnsing's core (numpy, pandas, numba) fits, predicts, prints and
 saves. Everything else is an extra::
 
     pip install "pybsnsing[plot]"       # matplotlib: plot_tree, plot_roc, model.plot()

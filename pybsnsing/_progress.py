@@ -105,4 +105,5 @@ def fit_progress(progress: Any, n_trees: int) -> Iterator[Callable[..., Any] | N
     try:
         yield callback
     finally:
+        bar.refresh()  # the final count, however short the fit (then cleared: leave=False)
         bar.close()

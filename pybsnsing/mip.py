@@ -108,11 +108,10 @@ def highs_available() -> bool:
 
 
 def _import_highspy():
-    try:
-        import highspy
-    except ImportError as exc:
-        raise ImportError(_INSTALL_HINT) from exc
-    return highspy
+    from ._optional import require
+
+    # PybsnsingImportError (an ImportError) naming pip install "pybsnsing[mip]"
+    return require("mip", 'opt_solver="highs" (the MIP split solver)')
 
 
 # ---------------------------------------------------------------------------------------
