@@ -74,13 +74,29 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from .errors import PybsnsingValueError
-from .kernels import rpart as _k
 from .rformat import format_r, r_atof
+
+if TYPE_CHECKING:
+    from .questions import NodeRows
+
+
+class _LazyKernels:
+    """The numba kernels of :mod:`pybsnsing.kernels.rpart`, imported on first use, so
+    that ``import pybsnsing`` (which imports this module through the tree grower) does
+    not import numba (about a second)."""
+
+    def __getattr__(self, name: str):
+        from .kernels import rpart
+
+        return getattr(rpart, name)
+
+
+_k = _LazyKernels()
 
 __all__ = [
     "ExternalQuestion",
@@ -413,6 +429,32 @@ class ExternalQuestionSet:
     ge: np.ndarray
     answers: np.ndarray
 
+    # the tree's question-source interface (pybsnsing.questions.QuestionSource)
+    @property
+    def m(self) -> int:
+        return len(self.texts)
+
+    def text(self, k: int) -> str:
+        return self.texts[k]
+
+    def group_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        return _external_group_keys(self.cols, self.ge)
+
+    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int) -> None:
+        from .kernels.packing import pack_dense_into
+
+        pack_dense_into(np.ascontiguousarray(self.answers, dtype=np.uint8), node.rows,
+                            node.slot, Xp, Xn, np.int64(offset))
+
+    def dense_node(self, node: NodeRows) -> np.ndarray:
+        return np.asarray(self.answers, dtype=np.uint8)
+
+
+def _external_group_keys(cols: np.ndarray, ge: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """ENUM group keys of external questions: the column, direction 0 for ``>=`` and 1
+    for ``<`` (as :meth:`pybsnsing.questions.QuestionSet.group_keys`)."""
+    return cols, (~ge).astype(np.int64)
+
 
 def external_question_set(
     X: np.ndarray,
@@ -467,10 +509,25 @@ class NodeExternal:
         op = ">=" if self.ge[k] else "<"
         return f"{self.names[int(self.cols[k])]} {op} {_printed_cut(float(self.splits[k]))[0]}"
 
-    def pack(self, ordm: np.ndarray, slot: np.ndarray, Xp: np.ndarray, Xn: np.ndarray,
-             offset: int) -> None:
+    def group_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        return _external_group_keys(self.cols, self.ge)
+
+    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int) -> None:
         """Bit-pack the answers into rows ``offset ..`` of ``Xp``/``Xn`` (zeroed)."""
-        _k.pack_prefix_suffix(ordm, slot, self.cols, self.pos, self.ge, Xp, Xn, np.int64(offset))
+        from .kernels.packing import pack_prefix_suffix
+
+        pack_prefix_suffix(node.ordm, node.slot, self.cols, self.pos, self.ge, Xp, Xn,
+                               np.int64(offset))
+
+    def dense_node(self, node: NodeRows) -> np.ndarray:
+        """The (n, m) uint8 answers in ``node.rows`` order (``node.local`` set)."""
+        n = node.ordm.shape[1]
+        B = np.zeros((n, self.m), dtype=np.uint8)
+        for q in range(self.m):
+            j, c = int(self.cols[q]), int(self.pos[q])
+            yes = node.ordm[j, c:] if self.ge[q] else node.ordm[j, :c]
+            B[node.local.take(yes), q] = 1
+        return B
 
 
 #: Relative distance within which a node value makes the printed cut worth computing
@@ -502,11 +559,13 @@ def node_external(
     if var.shape[0] == 0:
         e = np.zeros(0, dtype=np.int64)
         return NodeExternal(names, e, np.zeros(0, dtype=np.bool_), np.zeros(0), e)
-    cpos, amb = _k.cut_positions(X, ordm, var, index, _PRINTED_TOL)
+    from .kernels.packing import cut_positions
+
+    cpos, amb = cut_positions(X, ordm, var, index, _PRINTED_TOL)
     if amb.any():
         for q in np.flatnonzero(amb).tolist():
             pc = np.array([_printed_cut(float(index[q]))[1]])
-            cpos[q] = _k.cut_positions(X, ordm, var[q : q + 1], pc, 0.0)[0][0]
+            cpos[q] = cut_positions(X, ordm, var[q : q + 1], pc, 0.0)[0][0]
     h = var.shape[0]
     ge = np.zeros(2 * h, dtype=np.bool_)
     ge[h:] = True
