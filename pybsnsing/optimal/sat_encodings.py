@@ -1,0 +1,295 @@
+"""SAT encodings of "a perfect decision tree of depth <= d exists" (DT-SLIM, §4).
+
+Written from Schidler & Szeider, "SAT-based Decision Tree Learning for Large
+Data Sets" (AAAI 2021) and Avellaneda (AAAI 2020), as summarised in the
+project's specification (extensions.md §2.2); no code of the authors is used.
+
+* :func:`encode_depth` — Avellaneda's DT_depth: a *complete* tree of depth d,
+  variables f(q, j) (node q tests feature j), x(e, l) (example e goes to the
+  "feature = 1" side at level l) and ceil(log2 K) class bits per leaf.
+  Size n * 2^d * k: exponential in the depth.
+* :func:`encode_partition` — DT_pb: a DT-sequence of partitions S_0..S_d,
+  variables g(i, j, l) (samples i < j share a group at level l) and
+  s(i, l, f) (the group of i splits on f at level l), with an at-most-one on
+  every s(i, l, .). Size n^2 * k * d: polynomial in the depth.
+
+Both take *distinct* 0/1 rows ``X`` (n x k, uint8) and class codes ``y``
+(0..K-1) and return ``(clauses, decode)``; ``decode(model)`` gives the tree as
+nested :class:`SatNode` objects (features are column indices of ``X``), trivial
+splits (one side empty) removed. :func:`solve_depth` runs one SAT call with a
+time limit (python-sat, ``Solver.solve_limited`` + a ``threading.Timer`` interrupt).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .._optional import EXTRAS, require
+
+__all__ = ["SatNode", "encode_depth", "encode_partition", "pysat", "solve_depth",
+           "AUTO_SWITCH_DEPTH", "SOLVERS"]
+
+# The extra is registered here (one line in pybsnsing/_optional.py would do the same).
+EXTRAS.setdefault("sat", ("pysat", "python-sat", "the SAT tree solvers (min_depth_tree, slim_improve)"))
+
+#: the paper's hybrid: DT_depth below this depth, DT_pb from it on (paper §6).
+AUTO_SWITCH_DEPTH = 10
+#: solver names accepted (python-sat names): Glucose 4.1 (the paper's) and CaDiCaL 1.9.5.
+SOLVERS = ("g4", "glucose4", "g41", "cd19", "cadical195", "cd195", "g3", "m22")
+
+
+def pysat(feature: str = "the SAT tree solvers (min_depth_tree, slim_improve)") -> Any:
+    """Import python-sat's ``pysat.solvers``; PybsnsingImportError naming the ``sat`` extra."""
+    require("sat", feature)
+    return require("sat", feature, "pysat.solvers")
+
+
+@dataclass
+class SatNode:
+    """A tree node: ``feature`` < 0 for a leaf of class ``label``; ``lo``/``hi`` the
+    children for feature = 0 / 1."""
+
+    feature: int = -1
+    lo: SatNode | None = None
+    hi: SatNode | None = None
+    label: int = -1
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.feature < 0
+
+    def depth(self) -> int:
+        if self.is_leaf:
+            return 0
+        return 1 + max(self.lo.depth(), self.hi.depth())
+
+    def copy(self) -> SatNode:
+        if self.is_leaf:
+            return SatNode(label=self.label)
+        return SatNode(self.feature, self.lo.copy(), self.hi.copy())
+
+
+def _pure(y: np.ndarray) -> bool:
+    return len(y) == 0 or bool((y == y[0]).all())
+
+
+def _amo(lits: np.ndarray, top: int) -> tuple[list[list[int]], int]:
+    """At-most-one over ``lits``: pairwise for <= 12 literals, a sequential counter above."""
+    m = len(lits)
+    if m <= 1:
+        return [], top
+    if m <= 12:
+        a, b = np.triu_indices(m, 1)
+        return np.stack([-lits[a], -lits[b]], axis=1).tolist(), top
+    # sequential counter (Sinz): aux r_1..r_{m-1}
+    r = np.arange(top + 1, top + m, dtype=np.int64)
+    x = lits.astype(np.int64)
+    cl = [[-int(x[0]), int(r[0])]]
+    for t in range(1, m - 1):
+        cl += [[-int(x[t]), int(r[t])], [-int(r[t - 1]), int(r[t])], [-int(x[t]), -int(r[t - 1])]]
+    cl.append([-int(x[m - 1]), -int(r[m - 2])])
+    return cl, top + m - 1
+
+
+# --------------------------------------------------------------------------- DT_depth
+def encode_depth(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[int]], Callable]:
+    """Avellaneda's DT_depth for depth ``d`` >= 1 (see the module docstring)."""
+    X = np.asarray(X, dtype=np.uint8)
+    y = np.asarray(y, dtype=np.int64)
+    n, k = X.shape
+    K = int(y.max()) + 1 if n else 1
+    nb = max(1, int(np.ceil(np.log2(max(K, 2)))))
+    n_int = 2 ** d - 1
+    top = 0
+    F = np.arange(top + 1, top + 1 + n_int * k, dtype=np.int64).reshape(n_int, k)
+    top += n_int * k
+    XV = np.arange(top + 1, top + 1 + n * d, dtype=np.int64).reshape(n, d)
+    top += n * d
+    CB = np.arange(top + 1, top + 1 + 2 ** d * nb, dtype=np.int64).reshape(2 ** d, nb)
+    top += 2 ** d * nb
+    clauses: list[list[int]] = []
+    # exactly one feature per internal node
+    for q in range(n_int):
+        clauses.append(F[q].tolist())
+        cl, top = _amo(F[q], top)
+        clauses += cl
+    # path prefixes: bits of the 2^l nodes of level l (MSB = level 0)
+    sgn_x = np.where(X == 0, -1, 1)  # e(j) = 0: not x(e,l); e(j) = 1: x(e,l)
+    chunk = max(1, 400_000 // max(1, k))
+    for lev in range(d):
+        width = 2 ** lev
+        bits = ((np.arange(width)[:, None] >> np.arange(lev - 1, -1, -1)[None, :]) & 1)
+        Fq = F[width - 1: 2 * width - 1]  # (width, k)
+        for e0 in range(0, n, chunk):
+            e1 = min(n, e0 + chunk)
+            ne = e1 - e0
+            # not-path literals: bit 1 -> -x, bit 0 -> +x
+            pi = np.where(bits[None, :, :] == 1, -XV[e0:e1, None, :lev], XV[e0:e1, None, :lev])
+            xl = sgn_x[e0:e1] * XV[e0:e1, lev][:, None]  # (ne, k)
+            arr = np.empty((ne, width, k, lev + 2), dtype=np.int64)
+            arr[..., :lev] = pi[:, :, None, :]
+            arr[..., lev] = xl[:, None, :]
+            arr[..., lev + 1] = -Fq[None, :, :]
+            clauses += arr.reshape(-1, lev + 2).tolist()
+    # full paths -> class bits
+    width = 2 ** d
+    bits = ((np.arange(width)[:, None] >> np.arange(d - 1, -1, -1)[None, :]) & 1)
+    code_bits = (y[:, None] >> np.arange(nb)[None, :]) & 1  # (n, nb)
+    chunk = max(1, 400_000 // (width * nb))
+    for e0 in range(0, n, chunk):
+        e1 = min(n, e0 + chunk)
+        ne = e1 - e0
+        pi = np.where(bits[None, :, :] == 1, -XV[e0:e1, None, :], XV[e0:e1, None, :])
+        arr = np.empty((ne, width, nb, d + 1), dtype=np.int64)
+        arr[..., :d] = pi[:, :, None, :]
+        arr[..., d] = np.where(code_bits[:, None, :] == 1, CB[None, :, :], -CB[None, :, :])
+        clauses += arr.reshape(-1, d + 1).tolist()
+    # unused class codes forbidden
+    for v in range(K, 2 ** nb):
+        vb = (v >> np.arange(nb)) & 1
+        for t in range(width):
+            clauses.append(np.where(vb == 1, -CB[t], CB[t]).tolist())
+
+    def decode(model: list[int]) -> SatNode:
+        val = np.zeros(top + 2, dtype=bool)
+        m = np.asarray(model, dtype=np.int64)
+        m = m[np.abs(m) <= top]
+        val[np.abs(m)] = m > 0
+
+        def rec(S: np.ndarray, q: int, lev: int) -> SatNode:
+            if _pure(y[S]):
+                return SatNode(label=int(y[S[0]]))
+            if lev == d:
+                raise RuntimeError("DT_depth decoding: an impure leaf (internal error)")
+            f = int(np.flatnonzero(val[F[q]])[0])
+            side = X[S, f] == 1
+            if side.all():
+                return rec(S, 2 * q + 2, lev + 1)
+            if not side.any():
+                return rec(S, 2 * q + 1, lev + 1)
+            return SatNode(f, rec(S[~side], 2 * q + 1, lev + 1), rec(S[side], 2 * q + 2, lev + 1))
+
+        return rec(np.arange(n), 0, 0)
+
+    return clauses, decode
+
+
+# --------------------------------------------------------------------------- DT_pb
+def encode_partition(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[int]], Callable]:
+    """The partition encoding DT_pb for length ``d`` >= 1 (see the module docstring)."""
+    X = np.asarray(X, dtype=np.uint8)
+    y = np.asarray(y, dtype=np.int64)
+    n, k = X.shape
+    I, J = np.triu_indices(n, 1)
+    P = len(I)
+    top = 0
+    G = np.arange(top + 1, top + 1 + P * (d + 1), dtype=np.int64).reshape(P, d + 1)
+    top += P * (d + 1)
+    S = np.arange(top + 1, top + 1 + n * d * k, dtype=np.int64).reshape(n, d, k)
+    top += n * d * k
+    clauses: list[list[int]] = []
+    clauses += G[:, 0:1].tolist()                                   # together at level 0
+    clauses += (-G[y[I] != y[J], d:d + 1]).tolist()                  # classes apart at the end
+    clauses += np.stack([G[:, :d], -G[:, 1:]], axis=-1).reshape(-1, 2).tolist()  # no merging
+    for i in range(n):
+        for lev in range(d):
+            clauses.append(S[i, lev].tolist())                       # some feature
+            cl, top = _amo(S[i, lev], top)                           # at most one
+            clauses += cl
+    agree = X[I] == X[J]  # (P, k)
+    chunk = max(1, 300_000 // max(1, k))
+    for lev in range(d):
+        for p0 in range(0, P, chunk):
+            p1 = min(P, p0 + chunk)
+            Ii, Jj = I[p0:p1], J[p0:p1]
+            g0 = G[p0:p1, lev][:, None]
+            g1 = G[p0:p1, lev + 1][:, None]
+            si = S[Ii, lev, :]
+            sj = S[Jj, lev, :]
+            # same group -> same feature
+            a = np.stack([np.broadcast_to(-g0, si.shape), -si, sj], axis=-1)
+            clauses += a.reshape(-1, 3).tolist()
+            ag = agree[p0:p1]
+            b = np.stack([np.broadcast_to(-g0, si.shape)[ag], -si[ag],
+                          np.broadcast_to(g1, si.shape)[ag]], axis=-1)
+            clauses += b.tolist()
+            c = np.stack([-si[~ag], -np.broadcast_to(g1, si.shape)[~ag]], axis=-1)
+            clauses += c.tolist()
+
+    def decode(model: list[int]) -> SatNode:
+        val = np.zeros(top + 2, dtype=bool)
+        m = np.asarray(model, dtype=np.int64)
+        m = m[np.abs(m) <= top]
+        val[np.abs(m)] = m > 0
+
+        def rec(Sx: np.ndarray, lev: int) -> SatNode:
+            if _pure(y[Sx]):
+                return SatNode(label=int(y[Sx[0]]))
+            if lev == d:
+                raise RuntimeError("DT_pb decoding: an impure group (internal error)")
+            f = int(np.flatnonzero(val[S[Sx[0], lev]])[0])
+            side = X[Sx, f] == 1
+            if side.all() or not side.any():
+                return rec(Sx, lev + 1)
+            return SatNode(f, rec(Sx[~side], lev + 1), rec(Sx[side], lev + 1))
+
+        return rec(np.arange(n), 0)
+
+    return clauses, decode
+
+
+# --------------------------------------------------------------------------- solving
+def solve_depth(X: np.ndarray, y: np.ndarray, d: int, *, encoding: str = "auto",
+                solver: str = "g4", time_limit: float | None = None,
+                ) -> tuple[str, SatNode | None, dict]:
+    """Is there a perfect tree of depth <= ``d`` for distinct rows ``X``, classes ``y``?
+
+    Returns ``(status, tree, info)``: status "sat" (tree decoded), "unsat" or
+    "timeout" (``time_limit`` seconds, counting the encoding, ran out).
+    """
+    solvers = pysat()
+    t0 = time.perf_counter()
+    y = np.asarray(y, dtype=np.int64)
+    if _pure(y):
+        return "sat", SatNode(label=int(y[0]) if len(y) else 0), {"clauses": 0, "encoding": "-"}
+    if d <= 0:
+        return "unsat", None, {"clauses": 0, "encoding": "-"}
+    enc = encoding
+    if enc == "auto":
+        enc = "depth" if d < AUTO_SWITCH_DEPTH else "partition"
+    if enc == "depth":
+        clauses, decode = encode_depth(X, y, d)
+    elif enc == "partition":
+        clauses, decode = encode_partition(X, y, d)
+    else:
+        raise ValueError(f"encoding must be 'auto', 'depth' or 'partition', not {encoding!r}")
+    info: dict[str, Any] = {"clauses": len(clauses), "encoding": enc}
+    left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+    if left is not None and left <= 0:
+        return "timeout", None, info
+    with solvers.Solver(name=solver, bootstrap_with=clauses) as s:
+        del clauses
+        timer = None
+        if left is not None:
+            left = time_limit - (time.perf_counter() - t0)
+            if left <= 0:
+                return "timeout", None, info
+            timer = threading.Timer(left, s.interrupt)
+            timer.start()
+        try:
+            res = s.solve_limited(expect_interrupt=True)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        info["seconds"] = time.perf_counter() - t0
+        if res is None:
+            return "timeout", None, info
+        if not res:
+            return "unsat", None, info
+        tree = decode(s.get_model())
+    return "sat", tree, info
