@@ -31,7 +31,7 @@ the printed 15-digit value instead (Q6).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
@@ -111,7 +111,7 @@ def _check_two_classes(y: np.ndarray) -> None:
         raise PybsnsingValueError("There is only one unique value in y")
 
 
-def _r_segments(segments: float) -> int:
+def r_segments(segments: float) -> int:
     """``binarize.numeric``: segments below 3 become 3, then ``round()``."""
     s = max(float(segments), 3.0)
     return int(np.rint(s))
@@ -160,7 +160,7 @@ def numeric_cuts(
         order = np.argsort(x, kind="stable")
     elif np.shape(order) != (n,):
         raise PybsnsingValueError(f"order has shape {np.shape(order)}, expected ({n},)")
-    return _cuts_sorted(x[order], yv[order], target, _r_segments(segments), node_size)
+    return _cuts_sorted(x[order], yv[order], target, r_segments(segments), node_size)
 
 
 def _cuts_sorted(
@@ -212,12 +212,6 @@ def _cuts_sorted(
     return NumericCuts("cuts", gt, lt)
 
 
-#: Development versions of bsnsing stopped the thinning walk once
-#: ``segments - 1`` cuts were kept; 1.0.1 has that line commented out
-#: ("Let the subsampling continue"), so the result can exceed ``segments``.
-_THIN_CAP = False
-
-
 def _counts(ox: np.ndarray, cuts: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """#(ox < cut) and #(ox <= cut) for cuts that are midpoints of ox[pos], ox[pos + 1].
 
@@ -251,10 +245,10 @@ def _thin(
 
     if greater:
         bsize = int(np.rint(cnt_lt[-1] / segs))  # R's round(): half to even
-        keep = thin_gt_kernel(cnt_lt, cnt_le, bsize, segs, _THIN_CAP)
+        keep = thin_gt_kernel(cnt_lt, cnt_le, bsize)
     else:
         bsize = int(np.rint((n - cnt_le[0]) / segs))
-        keep = thin_lt_kernel(cnt_lt, cnt_le, n, bsize, segs, _THIN_CAP)
+        keep = thin_lt_kernel(cnt_lt, cnt_le, n, bsize)
     # R: cutpoints[cutpoints %in% keep.cp]
     return cuts[np.isin(cuts, cuts[keep])]
 
@@ -310,6 +304,55 @@ class _Ranges(NamedTuple):
     proc: np.ndarray
 
 
+class NodeRows(NamedTuple):
+    """Where a tree node's rows are, for a :class:`QuestionSource` to write its answers.
+
+    ``ordm``: (p, n) int64, per design column the node's row ids in stable ascending
+    order; ``rows``: the node's row ids, increasing; ``slot``: class-wise bit slot by row
+    id (:func:`pybsnsing.kernels.packing.node_slots`; set before :meth:`~QuestionSource.
+    pack_node`); ``local``: row id -> position in ``rows`` (set before
+    :meth:`~QuestionSource.dense_node`).
+    """
+
+    ordm: np.ndarray
+    rows: np.ndarray
+    slot: np.ndarray
+    local: np.ndarray
+
+
+class QuestionSource(Protocol):
+    """A node's candidate questions from one source, as the tree's search uses them.
+
+    The sources are the internal questions (:class:`QuestionSet`), the native rpart
+    questions (:class:`pybsnsing.external.NodeExternal`) and R's rpart questions
+    (:class:`pybsnsing.external.ExternalQuestionSet`); the tree concatenates them
+    without knowing which is which, as rpart's ``bsplit.c`` calls its method table.
+    """
+
+    @property
+    def m(self) -> int:
+        """Number of questions."""
+        ...
+
+    def text(self, k: int) -> str:
+        """The text R writes for question ``k``."""
+        ...
+
+    def group_keys(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """ENUM group keys ``(var, direction)`` (see :meth:`QuestionSet.group_keys`), or
+        None when only the texts can tell."""
+        ...
+
+    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int) -> None:
+        """Bit-pack the answers into rows ``offset ..`` of ``Xp``/``Xn`` (zeroed; the
+        layout of :mod:`pybsnsing.kernels.packing`)."""
+        ...
+
+    def dense_node(self, node: NodeRows) -> np.ndarray:
+        """The (n, m) uint8 answers, rows in ``node.rows`` order."""
+        ...
+
+
 class QuestionSet:
     """The candidate questions of one node, as structure; texts are made on demand.
 
@@ -333,7 +376,6 @@ class QuestionSet:
     def __init__(
         self,
         B: np.ndarray,
-        texts: Sequence[str] | None = None,
         cols: np.ndarray | None = None,
         *,
         kinds: np.ndarray | None = None,
@@ -343,9 +385,8 @@ class QuestionSet:
         ranges: _Ranges | None = None,
     ) -> None:
         self.B = B
-        self._texts = None if texts is None else list(texts)
-        m = len(self._texts) if self._texts is not None else (
-            0 if kinds is None else int(kinds.shape[0]))
+        self._texts: list[str] | None = None
+        m = 0 if kinds is None else int(kinds.shape[0])
         self.cols = np.empty(0, np.int64) if cols is None else np.asarray(cols, np.int64)
         self.kinds = np.full(m, -1, np.int8) if kinds is None else kinds
         self.values = np.full(m, np.nan) if values is None else values
@@ -360,8 +401,6 @@ class QuestionSet:
 
     def text(self, k: int) -> str:
         """The text R writes for question ``k``."""
-        if self._texts is not None:
-            return self._texts[k]
         kind = int(self.kinds[k])
         name = self.names[int(self.cols[k])]
         if kind <= LE:
@@ -388,7 +427,7 @@ class QuestionSet:
         operator and the column names are distinct and free of surrounding white space.
         None when that does not hold (then use the texts).
         """
-        if not _plain_names(self.names):
+        if not plain_names(self.names):
             return None
         for lab in self._labels.values():
             labs = (lab,) if isinstance(lab, str) else lab
@@ -403,8 +442,8 @@ class QuestionSet:
 
     def pack(self, slot: np.ndarray, Xp: np.ndarray, Xn: np.ndarray) -> None:
         """Bit-pack the answers into rows ``0..m-1`` of ``Xp``/``Xn`` (see
-        :func:`pybsnsing.kernels.binarize.pack_questions`; ``slot`` by row id)."""
-        from .kernels.binarize import pack_questions
+        :func:`pybsnsing.kernels.packing.pack_questions`; ``slot`` by row id)."""
+        from .kernels.packing import pack_questions
 
         r = self._require_ranges()
         pack_questions(r.ordm, slot, self.cols, r.base, r.rptr, r.rlo, r.rhi, r.proc, Xp, Xn)
@@ -412,7 +451,7 @@ class QuestionSet:
     def dense(self, local: np.ndarray, n: int) -> np.ndarray:
         """The n x m ``uint8`` answer matrix (Fortran order); row ``local[i]`` is row id
         ``i`` of the orders the set was built from."""
-        from .kernels.binarize import fill_dense
+        from .kernels.packing import fill_dense
 
         r = self._require_ranges()
         BT = np.zeros((self.m, n), dtype=np.uint8)
@@ -421,13 +460,25 @@ class QuestionSet:
                        r.rlo, r.rhi, r.proc, BT)
         return BT.T
 
+    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int) -> None:
+        """:meth:`QuestionSource.pack_node` (the set was built from ``node.ordm``)."""
+        from .kernels.packing import pack_questions
+
+        r = self._require_ranges()
+        pack_questions(r.ordm, node.slot, self.cols, r.base, r.rptr, r.rlo, r.rhi, r.proc,
+                       Xp[offset:], Xn[offset:])
+
+    def dense_node(self, node: NodeRows) -> np.ndarray:
+        """:meth:`QuestionSource.dense_node`."""
+        return self.dense(node.local, node.rows.shape[0])
+
     def _require_ranges(self) -> _Ranges:
         if self._ranges is None:
             raise PybsnsingValueError("this QuestionSet carries no answer ranges")
         return self._ranges
 
 
-def _plain_names(names: Sequence[str]) -> bool:
+def plain_names(names: Sequence[str]) -> bool:
     """Distinct names without ``<``/``>`` and without surrounding white space (a name
     in backticks, as the design writes non-syntactic names, is always plain)."""
     if len(set(names)) != len(names):
@@ -615,7 +666,7 @@ def question_set_from_orders(
             the node's ids in node order).
         names: the p column names.
         target: the split target, 0 or 1.
-        segments: the already rounded ``nseg.numeric`` (see :func:`_r_segments`).
+        segments: the already rounded ``nseg.numeric`` (see :func:`r_segments`).
         num2factor, nseg_factor, bin_size, node_size, keep_perfect: as
             :func:`node_questions`.
         factor_levels: ``{column: level labels}`` of the true factor columns (values
@@ -682,7 +733,7 @@ def _assemble(blocks: list[_Block], ordm: np.ndarray, names: Sequence[str]) -> Q
     """Concatenate the blocks (already in R's question order) into one QuestionSet."""
     if not blocks:
         e = np.empty(0, _I64)
-        return QuestionSet(np.empty((ordm.shape[1], 0), np.uint8), None, e,
+        return QuestionSet(np.empty((ordm.shape[1], 0), np.uint8), e,
                            kinds=np.empty(0, np.int8), values=np.empty(0), names=names,
                            ranges=_Ranges(ordm, e, np.zeros(1, _I64), e, e, e))
     sizes = [b.kinds.shape[0] for b in blocks]
@@ -700,7 +751,7 @@ def _assemble(blocks: list[_Block], ordm: np.ndarray, names: Sequence[str]) -> Q
             labels[o + k] = lab
     ranges = _Ranges(ordm, base, rptr, np.concatenate([b.rlo for b in blocks]),
                      np.concatenate([b.rhi for b in blocks]), proc)
-    return QuestionSet(np.empty((ordm.shape[1], 0), np.uint8), None, cols,
+    return QuestionSet(np.empty((ordm.shape[1], 0), np.uint8), cols,
                        kinds=np.concatenate([b.kinds for b in blocks]),
                        values=np.concatenate([b.values for b in blocks]), names=names,
                        labels=labels, ranges=ranges)
@@ -787,7 +838,7 @@ def node_questions(
                     f"orders[{j}] has shape {np.shape(order)}, expected ({n},)")
             ordm[j] = order
     qs = question_set_from_orders(
-        X, yv, ordm, names, target, segments=_r_segments(nseg_numeric),
+        X, yv, ordm, names, target, segments=r_segments(nseg_numeric),
         num2factor=num2factor, nseg_factor=nseg_factor, bin_size=bin_size,
         node_size=node_size, factor_levels=fcols, keep_perfect=keep_perfect,
     )

@@ -23,6 +23,7 @@ How a node is processed without per-node sorting or text work:
 
 from __future__ import annotations
 
+import bisect
 import math
 import time
 import warnings
@@ -33,7 +34,13 @@ import numpy as np
 
 from .control import BsControl
 from .external import ExternalWarning, r_rpart_fails
-from .questions import _plain_names, _r_segments, question_set_from_orders
+from .questions import (
+    NodeRows,
+    QuestionSource,
+    plain_names,
+    question_set_from_orders,
+    r_segments,
+)
 from .rnames import read_quoted
 from .rules import evaluate_rule
 from .search import (
@@ -44,6 +51,9 @@ from .search import (
 )
 
 __all__ = ["Node", "grow_tree", "effective_node_size"]
+
+#: solvers that search bit-packed columns (the numba ENUM kernels)
+_PACKED_SOLVERS = ("enum_c", "enum")
 
 
 @dataclass
@@ -189,9 +199,9 @@ class _Grower:
         self.yb = self.y.astype(np.uint8)
         self.control = control
         self.node_size = node_size
-        self.segments = _r_segments(control.nseg_numeric)
+        self.segments = r_segments(control.nseg_numeric)
         self.col_of = {nm: j for j, nm in enumerate(self.names)}
-        self.plain = _plain_names(self.names)
+        self.plain = plain_names(self.names)
         self.external = control.external_method
         raw = [read_quoted(nm, 0)[0] if nm.startswith("`") else nm for nm in self.names]
         if self.external is not None and r_rpart_fails(raw):
@@ -238,115 +248,99 @@ class _Grower:
 
     def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
         """The split rule text of the node with rows ``rows`` (increasing row ids) and
-        sorted lists ``ordm`` (``""`` when there is none)."""
-        from .kernels.binarize import node_slots, pack_dense_into
+        sorted lists ``ordm`` (``""`` when there is none): sources -> groups -> pack ->
+        search -> texts."""
+        from .kernels.packing import node_slots
 
         control = self.control
-        nobs = rows.shape[0]
-        qs = None
-        if not control.suppress_internal:
-            n1 = int(self.y.take(rows).sum())
-            if n1 == 0 or n1 == nobs:
-                raise ValueError("There is only one unique value in y")
-            qs = question_set_from_orders(
-                self.X, self.yb, ordm, self.names, target, segments=self.segments,
-                num2factor=control.num2factor, nseg_factor=control.nseg_factor,
-                bin_size=control.bin_size, node_size=self.node_size,
-                keep_perfect=control.keep_perfect_separation,
-            )
-        m_int = 0 if qs is None else qs.m
-        ext = None
-        ext_texts: list[str] = []
-        ext_B = None
-        nx = 0
-        method = self.external
-        solver = control.opt_solver
-        packed = solver in ("enum_c", "enum")
-        if method == "rpart" and packed and self.plain and self.finite:
-            from .external import node_external
-
-            # the packed path: answers as prefixes/suffixes of the sorted lists, texts
-            # written only for the chosen questions
-            if self.xt is None:
-                self.xt = np.ascontiguousarray(self.X.T)
-                self.yf = self.y.astype(np.float64)
-            ext = node_external(self.X, self.xt, self.yf, ordm, rows, self.names)
-            nx = ext.m
-        elif method is not None:
-            from .external import external_question_set
-
-            # the node's rows column by column (a take along axis 0 would first copy the
-            # whole Fortran-ordered matrix); Fortran order makes external's X.T contiguous
-            Xr = np.empty((nobs, self.X.shape[1]), dtype=np.float64, order="F")
-            for j in range(self.X.shape[1]):
-                self.X[:, j].take(rows, out=Xr[:, j])
-            yr = self.y.take(rows)
-            orders = None
-            if method == "rpart":
-                self.pos[rows] = np.arange(nobs, dtype=np.int64)
-                orders = self.pos.take(ordm)
-            ext = external_question_set(Xr, self.names, yr, method=method, orders=orders)
-            ext_texts = ext.texts
-            ext_B = ext.answers
-            nx = len(ext_texts)
-        m = m_int + nx
+        packed = control.opt_solver in _PACKED_SOLVERS
+        sources = self._sources(rows, ordm, target, packed)
+        offsets = np.cumsum([0] + [s.m for s in sources]).tolist()
+        m = offsets[-1]
         if m == 0:
             return ""
 
         def text(k: int) -> str:
-            if k < m_int:
-                return qs.text(k)
-            return ext_texts[k - m_int] if ext_B is not None else ext.text(k - m_int)
+            i = bisect.bisect_right(offsets, k) - 1
+            return sources[i].text(k - offsets[i])
 
-        grp = self._groups(qs, ext)
+        grp = self._groups(sources)
         if grp is None:
             grp = question_groups([text(k) for k in range(m)])
         kw = dict(max_rules=control.max_rules, node_size=self.node_size,
                   no_same_gender_children=control.no_same_gender_children,
                   time_limit=control.solver_timelimit)
+        node = NodeRows(ordm, rows, self.slot, self.pos)
+        nobs = rows.shape[0]
         if packed:
             n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
-            n0 = nobs - n1
             Xp = np.zeros((m, max(1, (n1 + 63) // 64)), dtype=np.uint64)
-            Xn = np.zeros((m, max(1, (n0 + 63) // 64)), dtype=np.uint64)
-            if qs is not None and m_int:
-                qs.pack(self.slot, Xp, Xn)
-            if nx and ext_B is None:
-                ext.pack(ordm, self.slot, Xp, Xn, m_int)
-            elif nx:
-                pack_dense_into(np.ascontiguousarray(ext_B, dtype=np.uint8), rows, self.slot,
-                                Xp, Xn, np.int64(m_int))
-            result = enum_search_packed(Xp, Xn, n1, n0, grp, **kw)
+            Xn = np.zeros((m, max(1, (nobs - n1 + 63) // 64)), dtype=np.uint64)
+            for s, off in zip(sources, offsets, strict=False):
+                s.pack_node(node, Xp, Xn, off)
+            result = enum_search_packed(Xp, Xn, n1, nobs - n1, grp, **kw)
         else:  # the NumPy oracle, the MIP / greedy solvers (mip.py), or an unknown name
-            blocks = []
-            if qs is not None and m_int:
-                self.pos[rows] = np.arange(nobs, dtype=np.int64)
-                blocks.append(qs.dense(self.pos, nobs))
-            if ext_texts:
-                blocks.append(np.asarray(ext_B, dtype=np.uint8))
+            self.pos[rows] = np.arange(nobs, dtype=np.int64)
+            blocks = [s.dense_node(node) for s in sources]
             B = blocks[0] if len(blocks) == 1 else np.hstack(blocks)
             yt = (self.y.take(rows) == target).astype(np.uint8)
-            result = enum_search(B, yt, grp, solver=solver, model=control.opt_model,
+            result = enum_search(B, yt, grp, solver=control.opt_solver, model=control.opt_model,
                                  greedy_level=control.greedy_level, **kw)
-        if not result.cols:
-            return ""
         return " | ".join(text(j) for j in result.cols)
 
-    def _groups(self, qs, ext) -> np.ndarray | None:
+    def _sources(self, rows: np.ndarray, ordm: np.ndarray, target: int,
+                 packed: bool) -> list[QuestionSource]:
+        """The node's non-empty question sources: internal questions, then external."""
+        control = self.control
+        sources: list[QuestionSource] = []
+        if not control.suppress_internal:
+            n1 = int(self.y.take(rows).sum())
+            if n1 == 0 or n1 == rows.shape[0]:
+                raise ValueError("There is only one unique value in y")
+            sources.append(question_set_from_orders(
+                self.X, self.yb, ordm, self.names, target, segments=self.segments,
+                num2factor=control.num2factor, nseg_factor=control.nseg_factor,
+                bin_size=control.bin_size, node_size=self.node_size,
+                keep_perfect=control.keep_perfect_separation,
+            ))
+        if self.external is not None:
+            sources.append(self._external(rows, ordm, packed))
+        return [s for s in sources if s.m]
+
+    def _external(self, rows: np.ndarray, ordm: np.ndarray, packed: bool) -> QuestionSource:
+        """The node's external questions: native rpart packed straight from the sorted
+        lists when the search is packed and the names and values allow it, else answered
+        on the node's rows (native rpart, or R's rpart through rpy2)."""
+        from .external import external_question_set, node_external
+
+        method = self.external
+        if method == "rpart" and packed and self.plain and self.finite:
+            if self.xt is None:
+                self.xt = np.ascontiguousarray(self.X.T)
+                self.yf = self.y.astype(np.float64)
+            return node_external(self.X, self.xt, self.yf, ordm, rows, self.names)
+        # the node's rows column by column (a take along axis 0 would first copy the
+        # whole Fortran-ordered matrix); Fortran order makes external's X.T contiguous
+        nobs = rows.shape[0]
+        Xr = np.empty((nobs, self.X.shape[1]), dtype=np.float64, order="F")
+        for j in range(self.X.shape[1]):
+            self.X[:, j].take(rows, out=Xr[:, j])
+        orders = None
+        if method == "rpart":
+            self.pos[rows] = np.arange(nobs, dtype=np.int64)
+            orders = self.pos.take(ordm)
+        return external_question_set(Xr, self.names, self.y.take(rows), method=method,
+                                     orders=orders)
+
+    def _groups(self, sources: list[QuestionSource]) -> np.ndarray | None:
         """ENUM group ids from structure; None when only the texts can tell."""
         if not self.plain:
             return None
-        parts_v, parts_d = [], []
-        if qs is not None and qs.m:
-            keys = qs.group_keys()
-            if keys is None:
-                return None
-            parts_v.append(keys[0])
-            parts_d.append(keys[1])
-        if ext is not None and ext.cols.shape[0]:
-            parts_v.append(ext.cols)
-            parts_d.append((~ext.ge).astype(np.int64))
-        return structural_groups(np.concatenate(parts_v), np.concatenate(parts_d))
+        keys = [s.group_keys() for s in sources]
+        if any(k is None for k in keys):
+            return None
+        return structural_groups(np.concatenate([k[0] for k in keys]),
+                                 np.concatenate([k[1] for k in keys]))
 
 
 def find_rule(X: np.ndarray, names: list[str], y: np.ndarray, target: int,

@@ -165,7 +165,7 @@ def test_structure_groups_and_packing_match_texts_and_dense():
         assert np.array_equal(grp, question_groups(qs.texts + list(ext_texts)))
         # packed straight from the sorted orders == packing the dense matrix
         slot = np.zeros(y.size, np.int64)
-        from pybsnsing.kernels.binarize import node_slots
+        from pybsnsing.kernels.packing import node_slots
 
         n1 = int(node_slots(np.arange(y.size, dtype=np.int64), y.astype(np.uint8),
                             np.int64(1), slot))

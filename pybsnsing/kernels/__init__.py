@@ -21,7 +21,8 @@ __all__ = ["COMPILE_SECONDS", "compile_message"]
 #: the kernels a first use needs: a default two-class fit, and the MurTree solver
 COMPILE_SECONDS = {"tree": 10, "optimal": 7}
 
-_GROUPS = {"binarize": "tree", "enum": "tree", "rpart": "tree", "murtree": "optimal",
+_GROUPS = {"binarize": "tree", "enum": "tree", "packing": "tree", "rpart": "tree",
+           "murtree": "optimal",
            "dpdt": "optimal"}
 _announced: set[str] = set()
 

@@ -1,0 +1,199 @@
+"""Numba kernels that pack a node's question answers into the ENUM search's bit layout.
+
+The search (:mod:`pybsnsing.kernels.enum`) reads each question as two bit rows: ``Xp[q]``
+over the node's target-class rows and ``Xn[q]`` over its other rows, bit ``s`` of word
+``s >> 6`` standing for the class's ``s``-th row (:func:`node_slots` numbers them).  The
+question sources of the tree write into that layout without an n x m matrix:
+
+* internal questions (:class:`pybsnsing.questions.QuestionSet`) as unions of position
+  ranges of the columns' sorted orders (:func:`pack_questions`; :func:`fill_dense` is
+  the dense form for the NumPy oracle and the MIP solvers);
+* native rpart questions (:class:`pybsnsing.external.NodeExternal`) as a prefix or a
+  suffix of a sorted order (:func:`cut_positions` finds where a cut falls,
+  :func:`pack_prefix_suffix` packs);
+* questions given as a dense 0/1 matrix (R's rpart through rpy2; :func:`pack_dense_into`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# Answers from sorted orders
+#
+# A node's question on column ``j`` is answered YES by a union of contiguous ranges of
+# positions in the column's stable ascending order ``ordm[j]`` (``x > c``: a suffix,
+# ``x < c``: a prefix, ``x == v``: the run of v, ``x %in% S``: the runs of S).  A question
+# may name a *base* question of the same column whose YES rows are a subset of its own;
+# it then only adds its extra ranges to a copy of the base's answers.  The ``>`` cuts of a
+# column (suffixes) are processed from the largest cut down, the ``<`` cuts (prefixes)
+# from the smallest up, so each position of a column direction is set once.
+#
+# ``qcol[q]``: the column (row of ``ordm``); ``qbase[q]``: base question or -1;
+# ``rptr[q]:rptr[q + 1]`` index ``rlo``/``rhi``, the half-open position ranges; ``proc``:
+# an order in which every base comes before the questions built on it.
+
+
+@njit(cache=True)
+def node_slots(rows, y, target, slot):
+    """Class-wise bit slots of a node's rows, for :func:`pack_questions`.
+
+    ``rows``: the node's (global) row ids in node order; ``y``: 0/1 labels (uint8, by
+    global row id); ``target``: the class coded 1 in the search.  Writes, for each row
+    ``i = rows[t]``, ``slot[i] = k`` when it is the k-th target-class row of the node and
+    ``slot[i] = -1 - k`` when it is the k-th other-class row.  Returns the number of
+    target-class rows.
+    """
+    k1 = 0
+    k0 = 0
+    for t in range(rows.shape[0]):
+        i = rows[t]
+        if y[i] == target:
+            slot[i] = k1
+            k1 += 1
+        else:
+            slot[i] = -1 - k0
+            k0 += 1
+    return k1
+
+
+@njit(cache=True)
+def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
+    """Bit-pack the answers of range-described questions into rows of ``Xp``/``Xn``.
+
+    ``Xp``/``Xn`` (uint64, zeroed, at least ``len(qcol)`` rows) receive question ``q`` in
+    row ``q``: bit ``s`` of the target-class part is set when the row with ``slot == s``
+    answers YES, likewise the other class with ``slot == -1 - s`` (see
+    :func:`node_slots`).  Row ids in ``ordm`` index ``slot``.
+    """
+    W1 = Xp.shape[1]
+    W0 = Xn.shape[1]
+    for t in range(proc.shape[0]):
+        q = proc[t]
+        b = qbase[q]
+        if b >= 0:
+            for w in range(W1):
+                Xp[q, w] = Xp[b, w]
+            for w in range(W0):
+                Xn[q, w] = Xn[b, w]
+        j = qcol[q]
+        for r in range(rptr[q], rptr[q + 1]):
+            for pos in range(rlo[r], rhi[r]):
+                s = slot[ordm[j, pos]]
+                if s >= 0:
+                    Xp[q, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+                else:
+                    s = -1 - s
+                    Xn[q, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+
+
+@njit(cache=True)
+def pack_dense_into(B, rows, slot, Xp, Xn, offset):
+    """Bit-pack a dense 0/1 answer matrix ``B`` (n x k uint8, the node's rows in node
+    order ``rows``) into rows ``offset .. offset + k - 1`` of ``Xp``/``Xn`` (zeroed), with
+    the bit slots of :func:`node_slots`."""
+    n, k = B.shape
+    for t in range(n):
+        s = slot[rows[t]]
+        if s >= 0:
+            w = s >> 6
+            bit = np.uint64(1) << np.uint64(s & 63)
+            for c in range(k):
+                if B[t, c] != 0:
+                    Xp[offset + c, w] |= bit
+        else:
+            s = -1 - s
+            w = s >> 6
+            bit = np.uint64(1) << np.uint64(s & 63)
+            for c in range(k):
+                if B[t, c] != 0:
+                    Xn[offset + c, w] |= bit
+
+
+@njit(cache=True)
+def fill_dense(ordm, local, qcol, qbase, rptr, rlo, rhi, proc, BT):
+    """The dense form of :func:`pack_questions`: ``BT[q, local[i]] = 1`` for every row id
+    ``i`` answering question ``q`` YES (``BT``: m x n uint8, zeroed, i.e. the transposed
+    answer matrix; ``local`` maps the row ids of ``ordm`` to answer positions)."""
+    n = BT.shape[1]
+    for t in range(proc.shape[0]):
+        q = proc[t]
+        b = qbase[q]
+        if b >= 0:
+            for i in range(n):
+                BT[q, i] = BT[b, i]
+        j = qcol[q]
+        for r in range(rptr[q], rptr[q + 1]):
+            for pos in range(rlo[r], rhi[r]):
+                BT[q, local[ordm[j, pos]]] = 1
+
+
+@njit(cache=True)
+def cut_positions(
+    X: np.ndarray, ordm: np.ndarray, cols: np.ndarray, cuts: np.ndarray, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Where each cut falls in the node's sorted column: ``pos[q]`` = number of node
+    values of column ``cols[q]`` that are ``< cuts[q]``.
+
+    ``X`` is the (N, p) matrix of all rows, ``ordm`` the node's (p, n) per-column
+    ascending orders (row ids of ``X``). With ``tol > 0``, ``amb[q]`` is True when
+    some node value of the column lies within ``|cut| * tol + 1e-300`` of the cut
+    (an answer could then differ for a cut that close to it).
+    """
+    m = cols.shape[0]
+    n = ordm.shape[1]
+    pos = np.empty(m, dtype=np.int64)
+    amb = np.zeros(m, dtype=np.bool_)
+    for q in range(m):
+        j = cols[q]
+        c = cuts[q]
+        lo = 0
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if X[ordm[j, mid], j] < c:
+                lo = mid + 1
+            else:
+                hi = mid
+        pos[q] = lo
+        if tol > 0:
+            d = abs(c) * tol + 1e-300
+            if lo < n and X[ordm[j, lo], j] <= c + d:
+                amb[q] = True
+            if lo > 0 and X[ordm[j, lo - 1], j] >= c - d:
+                amb[q] = True
+    return pos, amb
+
+
+@njit(cache=True)
+def pack_prefix_suffix(
+    ordm: np.ndarray,
+    slot: np.ndarray,
+    cols: np.ndarray,
+    pos: np.ndarray,
+    ge: np.ndarray,
+    Xp: np.ndarray,
+    Xn: np.ndarray,
+    offset: int,
+) -> None:
+    """Bit-pack questions ``x[col] < cut`` (``ge`` False: the first ``pos`` rows of the
+    column's sorted order answer YES) and ``x[col] >= cut`` (``ge`` True: the rows from
+    ``pos`` on) into rows ``offset + q`` of ``Xp``/``Xn`` (zeroed), with the bit slots
+    of :func:`node_slots`."""
+    n = ordm.shape[1]
+    for q in range(cols.shape[0]):
+        j = cols[q]
+        row = offset + q
+        if ge[q]:
+            a = pos[q]
+            b = n
+        else:
+            a = 0
+            b = pos[q]
+        for t in range(a, b):
+            s = slot[ordm[j, t]]
+            if s >= 0:
+                Xp[row, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+            else:
+                s = -1 - s
+                Xn[row, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
