@@ -194,16 +194,43 @@ def _exception_text(exc: BaseException) -> str:
     return text if text else type(exc).__name__
 
 
-def call_for_r(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+class _Forward(io.TextIOBase):
+    """A text stream that hands each finished line (and the rest at the end) to ``send``."""
+
+    def __init__(self, send: Callable[[str], Any]) -> None:
+        super().__init__()
+        self._send = send
+        self._buffer = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._buffer += text
+        if "\n" in self._buffer:
+            head, _, self._buffer = self._buffer.rpartition("\n")
+            self._send(head + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self._buffer:
+            text, self._buffer = self._buffer, ""
+            self._send(text)
+
+
+def call_for_r(fn: Callable[..., Any], *args: Any, _r_stdout: Callable[[str], Any] | None = None,
+               _r_stderr: Callable[[str], Any] | None = None, **kwargs: Any) -> dict[str, Any]:
     """Call ``fn(*args, **kwargs)`` for the R package.
 
     Returns ``{"value", "warnings", "error", "error_type", "stdout",
     "stderr"}``: the result (None after an exception), the distinct warning
     messages and the exception's message (None when there was none), all in
     R's words (:func:`r_message`), and what the call printed on
-    ``sys.stdout`` (e.g. the ``verbose`` trace) and ``sys.stderr``, which R
-    prints with ``cat()`` and ``message()`` so that ``sink()``,
-    ``capture.output()`` and knitr see it.
+    ``sys.stdout`` (e.g. the ``verbose`` trace) and ``sys.stderr`` (e.g. the
+    note that the kernels are being compiled). With ``_r_stdout`` /
+    ``_r_stderr`` (R functions: ``cat`` and ``message``), each line goes to
+    them as soon as it is printed instead, so that R shows it at once and
+    ``sink()``, ``capture.output()`` and knitr see it.
     A message of an exception other than pybsnsing's own (``PybsnsingError``),
     ValueError, TypeError or KeyError starts with its type, e.g.
     ``"OverflowError: ..."``: such an exception is not an expected input error.
@@ -211,7 +238,8 @@ def call_for_r(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, A
     value = None
     error = None
     error_type = None
-    out, err = io.StringIO(), io.StringIO()
+    out = _Forward(_r_stdout) if _r_stdout is not None else io.StringIO()
+    err = _Forward(_r_stderr) if _r_stderr is not None else io.StringIO()
     with warnings.catch_warnings(record=True) as caught, \
             contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         warnings.simplefilter("always")
@@ -223,10 +251,15 @@ def call_for_r(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, A
             expected = any(t.__name__ in _INPUT_ERRORS or t.__name__ == "PybsnsingError"
                            for t in type(exc).__mro__)
             error = text if expected else f"{error_type}: {text}"
+        finally:
+            for stream in (out, err):
+                if isinstance(stream, _Forward):
+                    stream.flush()
     messages: list[str] = []
     for w in caught:
         text = r_message(str(w.message))
         if text not in messages:
             messages.append(text)
     return {"value": value, "warnings": messages, "error": error, "error_type": error_type,
-            "stdout": out.getvalue(), "stderr": err.getvalue()}
+            "stdout": out.getvalue() if isinstance(out, io.StringIO) else "",
+            "stderr": err.getvalue() if isinstance(err, io.StringIO) else ""}

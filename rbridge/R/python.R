@@ -161,6 +161,18 @@ pybsnsing_config <- function() {
   trimws(msg)
 }
 
+.r_stdout <- function(text) {
+  if (inherits(text, "python.builtin.object")) text <- reticulate::py_to_r(text)
+  cat(text)
+  invisible(NULL)
+}
+
+.r_stderr <- function(text) {
+  if (inherits(text, "python.builtin.object")) text <- reticulate::py_to_r(text)
+  message(sub("\n$", "", text))
+  invisible(NULL)
+}
+
 # Call a Python function: what it prints goes to R's console (stdout with
 # cat(), stderr with message()), Python warnings become R warnings and Python
 # exceptions become R errors (class "pybsnsing_error") with Python's message
@@ -173,7 +185,9 @@ pybsnsing_config <- function() {
     stop(structure(class = c("pybsnsing_error", "error", "condition"),
                    list(message = msg, call = call, python_type = type)))
   }
-  res <- tryCatch(messages$call_for_r(fn, ...),
+  # what Python prints reaches R line by line, as it is printed
+  res <- tryCatch(messages$call_for_r(fn, ..., `_r_stdout` = .r_stdout,
+                                      `_r_stderr` = .r_stderr),
                   error = function(e) fail(.clean_message(e)))
   out <- reticulate::py_to_r(reticulate::py_get_item(res, "stdout"))
   if (length(out) && nzchar(out)) cat(out)

@@ -19,6 +19,16 @@ skip_if_no_pybsnsing <- function() {
   skip(msg)
 }
 
+# The slow tests (every golden record, the fuzz subset) are skipped when
+# PYBSNSING_SKIP_SLOW_TESTS is set: .ci/test-r sets it for the test run inside
+# R CMD check, after running every test against the installed package.
+skip_if_slow_tests_off <- function() {
+  if (nzchar(Sys.getenv("PYBSNSING_SKIP_SLOW_TESTS"))) {
+    skip("slow test: PYBSNSING_SKIP_SLOW_TESTS is set (they ran before R CMD check)")
+  }
+  invisible(TRUE)
+}
+
 shared_dir <- function() {
   env <- Sys.getenv("PYBSNSING_SHARED")
   candidates <- c(if (nzchar(env)) env,

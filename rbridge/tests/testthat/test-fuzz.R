@@ -4,6 +4,7 @@
 # and a formula never runs code.
 
 test_that("odd and hostile inputs give correct results or clean R errors", {
+  skip_if_slow_tests_off()
   skip_if_no_pybsnsing()
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
@@ -21,6 +22,7 @@ test_that("odd and hostile inputs give correct results or clean R errors", {
 })
 
 test_that("every entry point of the fuzzer is exercised", {
+  skip_if_slow_tests_off()
   skip_if_no_pybsnsing()
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)

@@ -80,6 +80,7 @@ check_multiclass_record <- function(rec, data) {
 
 for (ds in golden_binary) {
   test_that(paste("golden trees (two classes):", ds), {
+  skip_if_slow_tests_off()
     skip_if_no_golden()
     skip_if_no_pybsnsing()
     data <- read_canonical(ds)
@@ -91,6 +92,7 @@ for (ds in golden_binary) {
 
 for (ds in golden_multiclass) {
   test_that(paste("golden trees (multi-class):", ds), {
+  skip_if_slow_tests_off()
     skip_if_no_golden()
     skip_if_no_pybsnsing()
     data <- read_canonical(ds)

@@ -106,3 +106,22 @@ test_that("Python's messages reach R in R's words", {
                    "column 'max_rules' (2 splits) in bsnsing()")
   expect_identical(msgs$r_message("levels [1, 2.5, None, -inf]"), "levels c(1, 2.5, NULL, -Inf)")
 })
+
+test_that("what Python prints reaches R at once: stdout by cat(), stderr by message()", {
+  skip_if_no_pybsnsing()
+  main <- reticulate::py_run_string(paste(
+    "import sys",
+    "def _pyb_talk(n):",
+    "    for i in range(n):",
+    "        print('line', i)",
+    "    print('compiling kernels...', file=sys.stderr)",
+    "    sys.stdout.write('no newline')",
+    "    return n",
+    sep = "\n"), convert = FALSE)
+  out <- utils::capture.output(
+    expect_message(res <- pybsnsing:::.pycall(main$`_pyb_talk`, 3L), "compiling kernels"))
+  expect_identical(out, c("line 0", "line 1", "line 2", "no newline"))
+  expect_identical(reticulate::py_to_r(res), 3L)
+  # and is silenced like any R output
+  expect_silent(suppressMessages(utils::capture.output(pybsnsing:::.pycall(main$`_pyb_talk`, 1L))))
+})
