@@ -173,8 +173,8 @@ class _ThresholdSpace:
             feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, 1, 0, self.min_leaf,
                                        self.crit, self.xlx, self.mark)
         elif self.cart_depth is not None:
-            feats, thrs = K.cart_levels(self.xt, self.codes, self.C, state, self.cart_depth,
-                                        self.min_leaf, self.crit, self.xlx)
+            feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, self.cart_depth, 0,
+                                       self.min_leaf, self.crit, self.xlx, self.mark)
         else:
             L = self.cart_leaves[min(depth, len(self.cart_leaves) - 1)]
             feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, 1 << 30, max(2, L),
