@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,8 @@ __all__ = ["SatNode", "encode_depth", "encode_partition", "pysat", "solve_depth"
            "AUTO_SWITCH_DEPTH", "SOLVERS"]
 
 # The extra is registered here (one line in pybsnsing/_optional.py would do the same).
-EXTRAS.setdefault("sat", ("pysat", "python-sat", "the SAT tree solvers (min_depth_tree, slim_improve)"))
+EXTRAS.setdefault("sat", ("pysat", "python-sat",
+                          "the SAT tree solvers (min_depth_tree, slim_improve)"))
 
 #: the paper's hybrid: DT_depth below this depth, DT_pb from it on (paper §6).
 AUTO_SWITCH_DEPTH = 10
@@ -244,6 +246,15 @@ def encode_partition(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[in
 
 
 # --------------------------------------------------------------------------- solving
+def encoding_size(n: int, k: int, d: int, encoding: str = "auto") -> int:
+    """Roughly the clauses of an encoding (to skip instances too big to build)."""
+    if encoding == "auto":
+        encoding = "depth" if d < AUTO_SWITCH_DEPTH else "partition"
+    if encoding == "depth":
+        return n * (2 ** d) * (k + 1)
+    return n * (n - 1) * k * d + n * d * 3 * k
+
+
 def solve_depth(X: np.ndarray, y: np.ndarray, d: int, *, encoding: str = "auto",
                 solver: str = "g4", time_limit: float | None = None,
                 ) -> tuple[str, SatNode | None, dict]:

@@ -1,4 +1,4 @@
-"""DT-SLIM: make a training-perfect tree shallower with SAT, locally (Schidler & Szeider, AAAI 2021).
+"""DT-SLIM: make a perfect tree shallower with SAT, locally (Schidler & Szeider, AAAI 2021).
 
 * :func:`min_depth_tree` — an exact minimum-depth perfect tree for small data
   (SAT encodings of :mod:`pybsnsing.optimal.sat_encodings`; ``encoding="auto"``
@@ -24,15 +24,16 @@ Written from the paper and the project's specification; the authors' code
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import PybsnsingValueError
 from .model import OptimalTreeModel, OptimalTreeNode
-from .sat_encodings import SatNode, pysat, solve_depth
+from .sat_encodings import SatNode, encoding_size, pysat, solve_depth
 from .solver import _encode_y, check_binary
 
 __all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "sample_limit",
@@ -40,6 +41,9 @@ __all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "sample_limi
 
 
 # --------------------------------------------------------------------------- limits
+#: local instances whose encoding would exceed this many clauses are skipped (memory/time)
+MAX_CLAUSES = 4_000_000
+
 def sample_limit(budget: int) -> Callable[[int], int]:
     """The paper's per-depth sample limit c_t(d) for budget t in {60, 300, 800} s.
 
@@ -126,7 +130,8 @@ def _to_model(root: SatNode, X: np.ndarray, y: np.ndarray, classes: np.ndarray,
 
     rec(root, np.arange(len(y)), 0)
     errors = sum(nd.errors for nd in nodes if nd.is_leaf)
-    return OptimalTreeModel(nodes=nodes, classes_=classes, feature_names=names, objective=int(errors),
+    return OptimalTreeModel(nodes=nodes, classes_=classes, feature_names=names,
+                            objective=int(errors),
                             optimal=optimal, runtime=runtime, max_depth=root.depth(),
                             max_num_nodes=None, time_limit=float("inf"), n_samples=len(y),
                             stats=stats)
@@ -290,7 +295,8 @@ class _Slim:
         self.solver, self.encoding, self.support = solver, encoding, support
         rng = np.random.default_rng(12345)
         self.w = rng.integers(1, 2 ** 63 - 1, size=X.shape[1], dtype=np.uint64)
-        self.stats = {"sat_calls": 0, "sat_timeouts": 0, "replacements": 0}
+        self.stats = {"sat_calls": 0, "sat_timeouts": 0, "replacements": 0, "too_big": 0}
+        self.max_clauses = MAX_CLAUSES
         self.annotate()
 
     # ----- bookkeeping
@@ -354,7 +360,7 @@ class _Slim:
         return not (same & (ls[1:] != ls[:-1])).any()
 
     def support_set(self, Xs: np.ndarray, lab: np.ndarray, cand: np.ndarray) -> np.ndarray:
-        """The smaller of heuristics (i) (drop greedily from all) and (ii) (Boros: add per conflict)."""
+        """The smaller of heuristics (i) (drop greedily from all) and (ii) (Boros et al.)."""
         # (i)
         h = self._hash(Xs, cand)
         keep = np.ones(len(cand), dtype=bool)
@@ -398,7 +404,8 @@ class _Slim:
         if r == 0:
             cols = cand
         elif r == 1:
-            cols = np.array(sorted({n.feature for n in self.nodes if id(n) in inner}), dtype=np.int64)
+            cols = np.array(sorted({n.feature for n in self.nodes if id(n) in inner}),
+                            dtype=np.int64)
         else:
             cols = self.support_set(Xs, lab, cand)
         packed = np.packbits(Xs[:, cols], axis=1) if len(cols) else np.zeros((len(S), 1), np.uint8)
@@ -449,6 +456,9 @@ class _Slim:
         t0 = time.perf_counter()
         found = None
         while target >= 1:
+            if encoding_size(len(first), len(cols), target, self.encoding) > self.max_clauses:
+                self.stats["too_big"] += 1
+                break
             left = self.sat_timeout - (time.perf_counter() - t0)
             if deadline is not None:
                 left = min(left, deadline - time.perf_counter())
@@ -472,7 +482,8 @@ class _Slim:
         self.annotate()
         self.check(old_depth, saved, u)
         self.method = (f"r={r} l={int(full)} root depth {self.depth_of[id(u)]}: "
-                       f"{tdepth} -> {found.depth()} ({len(first)} samples, {len(cols)} features, {enc})")
+                       f"{tdepth} -> {found.depth()} ({len(first)} samples, {len(cols)} features, "
+                       f"{enc})")
         return True
 
     def rebuild(self, nd: SatNode, cols: np.ndarray, codes: np.ndarray, cuts: list) -> SatNode:
