@@ -123,13 +123,17 @@ def step(label, fn):
 
 
 def big():
+    import functools
+
     import pybsnsing.search as S
     # every chunk and Gram matrix counted in parallel, however small
-    S._PAR_MIN_SLOTS, S._GRAM_PAR_WORK = 1, 0
+    driver = S._enum_packed
+    S._enum_packed = functools.partial(driver, tuning=S._EnumTuning(par_min_slots=1,
+                                                                   gram_par_work=0))
     try:
         pybsnsing.bsnsing(f, bc, max_rules=4)
     finally:
-        S._PAR_MIN_SLOTS, S._GRAM_PAR_WORK = None, 1 << 27
+        S._enum_packed = driver
 
 
 def mt_fit():

@@ -19,6 +19,7 @@ first use.
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -87,13 +88,14 @@ def warmup(optimal: bool = True, verbose: bool = False) -> dict[str, float]:
 
     t = time.perf_counter()
     # the parallel kernels (Gram matrices, stored and last levels) that large nodes use
-    saved = search._PAR_MIN_SLOTS, search._GRAM_PAR_WORK
-    search._PAR_MIN_SLOTS, search._GRAM_PAR_WORK = 1, 0
+    driver = search._enum_packed
+    search._enum_packed = functools.partial(
+        driver, tuning=search._EnumTuning(par_min_slots=1, gram_par_work=0))
     try:
         for max_rules in (3, 4):
             enum_search(B, y, max_rules=max_rules, node_size=1)
     finally:
-        search._PAR_MIN_SLOTS, search._GRAM_PAR_WORK = saved
+        search._enum_packed = driver
     times["parallel"] = time.perf_counter() - t
 
     t = time.perf_counter()

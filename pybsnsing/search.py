@@ -37,7 +37,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -62,14 +62,24 @@ SOLVERS = ("enum_c", "enum", "enum_py", "highs", "greedy")
 _R_MIP_SOLVERS = ("gurobi", "cplex", "lpSolve")
 #: R's C code keeps rules in fixed arrays of 10 columns
 MAX_RULES_CAP = 10
-#: above this many questions the Gram matrices (2 x m^2 int32) are not built
-_GRAM_MAX_COLS = 4096
-#: Gram matrices are counted in parallel from this many word operations (m^2 * words)
-_GRAM_PAR_WORK = 1 << 27
-#: overrides of the kernels' chunk size / parallel threshold in child slots (tests use
-#: tiny values to exercise chunk boundaries and the parallel code on small problems)
-_CHUNK_SLOTS: int | None = None
-_PAR_MIN_SLOTS: int | None = None
+
+
+class _EnumTuning(NamedTuple):
+    """Size thresholds of the numba driver (:func:`_enum_packed`); tests and the warm-up
+    pass tiny values to exercise chunk boundaries and the parallel code on small
+    problems."""
+
+    #: child slots per chunk (None: ``kernels.enum.CHUNK_SLOTS``)
+    chunk_slots: int | None = None
+    #: child slots from which a chunk runs in parallel (None: ``kernels.enum.PAR_MIN_SLOTS``)
+    par_min_slots: int | None = None
+    #: above this many questions the Gram matrices (2 x m^2 int32) are not built
+    gram_max_cols: int = 4096
+    #: Gram matrices are counted in parallel from this many word operations (m^2 * words)
+    gram_par_work: int = 1 << 27
+
+
+_DEFAULT_TUNING = _EnumTuning()
 
 
 @dataclass(frozen=True)
@@ -463,6 +473,7 @@ def _enum_packed(
     nsgc: bool,
     time_limit: float,
     t0: float,
+    tuning: _EnumTuning = _DEFAULT_TUNING,
 ) -> tuple[tuple[int, ...], float, int]:
     """:func:`_enum_numba` from the bit-packed columns on (``t0``: its start time)."""
     import numba
@@ -476,8 +487,9 @@ def _enum_packed(
     nsgc_ = bool(nsgc)
     vb2 = np.int64(n0) * np.int64(n1)
     nthreads = int(numba.get_num_threads())
-    chunk = np.int64(K.CHUNK_SLOTS if _CHUNK_SLOTS is None else _CHUNK_SLOTS)
-    par_min = np.int64(K.PAR_MIN_SLOTS if _PAR_MIN_SLOTS is None else _PAR_MIN_SLOTS)
+    chunk = np.int64(K.CHUNK_SLOTS if tuning.chunk_slots is None else tuning.chunk_slots)
+    par_min = np.int64(K.PAR_MIN_SLOTS if tuning.par_min_slots is None
+                       else tuning.par_min_slots)
 
     keep, pfp, pfn, ptau, vb2, best_j = K.level_one(cp, cn, n1_, n0_, ns_, nsgc_, vb2)
     neval = m
@@ -486,10 +498,10 @@ def _enum_packed(
     if max_rules == 1 or pcols.shape[0] == 0:
         return best, int(vb2) / 2.0, neval
 
-    use_gram = m <= _GRAM_MAX_COLS
+    use_gram = m <= tuning.gram_max_cols
     if use_gram:
         words = Xp.shape[1] + Xn.shape[1]
-        par = nthreads > 1 and m * m * words >= _GRAM_PAR_WORK
+        par = nthreads > 1 and m * m * words >= tuning.gram_par_work
         Gp = K.gram_counts(Xp, par)
         Gn = K.gram_counts(Xn, par)
     else:

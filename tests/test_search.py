@@ -11,7 +11,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import functools
 import gzip
 import itertools
 from functools import cache
@@ -38,6 +40,17 @@ from pybsnsing.search import (
 
 # ---------------------------------------------------------------------------------------
 # helpers
+
+
+
+@contextlib.contextmanager
+def _tuned(**kw):
+    """The numba driver with the given :class:`pybsnsing.search._EnumTuning` (tiny chunks,
+    forced parallel phases, no Gram matrices) for the duration of a ``with`` block."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(search, "_enum_packed",
+                   functools.partial(search._enum_packed, tuning=search._EnumTuning(**kw)))
+        yield
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
@@ -236,15 +249,10 @@ def test_kernel_paths_agree(prob):
     B, y, groups, mr, ns, nsgc = prob
     kw = dict(max_rules=mr, node_size=ns, no_same_gender_children=nsgc)
     ref = _triple(enum_search(B, y, groups, solver="enum_py", **kw))
-    saved = (search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS)
-    try:
-        for chunk, par_min, gram_max in ((1, 1, 4096), (64, 1, 4096), (64, 10**9, 0),
-                                         (1, 1, 0)):
-            search._CHUNK_SLOTS, search._PAR_MIN_SLOTS = chunk, par_min
-            search._GRAM_MAX_COLS = gram_max
+    for chunk, par_min, gram_max in ((1, 1, 4096), (64, 1, 4096), (64, 10**9, 0),
+                                     (1, 1, 0)):
+        with _tuned(chunk_slots=chunk, par_min_slots=par_min, gram_max_cols=gram_max):
             assert _triple(enum_search(B, y, groups, **kw)) == ref, (chunk, par_min, gram_max)
-    finally:
-        search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS = saved
 
 
 @pytest.mark.parametrize(
@@ -257,14 +265,10 @@ def test_deeper_levels_on_dl_data(name, mr):
     X, y = _dl(name)
     ref = _triple(enum_search(X, y, max_rules=mr, node_size=1, solver="enum_py"))
     assert _triple(enum_search(X, y, max_rules=mr, node_size=1)) == ref
-    saved = (search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS)
-    try:
-        search._CHUNK_SLOTS, search._PAR_MIN_SLOTS = 5000, 1
+    with _tuned(chunk_slots=5000, par_min_slots=1):
         assert _triple(enum_search(X, y, max_rules=mr, node_size=1)) == ref
-        search._GRAM_MAX_COLS = 0
+    with _tuned(chunk_slots=5000, par_min_slots=1, gram_max_cols=0):
         assert _triple(enum_search(X, y, max_rules=mr, node_size=1)) == ref
-    finally:
-        search._CHUNK_SLOTS, search._PAR_MIN_SLOTS, search._GRAM_MAX_COLS = saved
 
 
 # ---------------------------------------------------------------------------------------
@@ -274,19 +278,17 @@ def test_deeper_levels_on_dl_data(name, mr):
 def test_thread_count_does_not_change_results():
     cases = [("ionosphere", 3), ("vehicle", 4), ("anneal", 4)]
     old = numba.get_num_threads()
-    saved = search._PAR_MIN_SLOTS
     try:
         for name, mr in cases:
             X, y = _dl(name)
-            search._PAR_MIN_SLOTS = 1  # every chunk in parallel when threads > 1
-            numba.set_num_threads(old)
-            par = _triple(enum_search(X, y, max_rules=mr))
-            numba.set_num_threads(1)
-            ser = _triple(enum_search(X, y, max_rules=mr))
+            with _tuned(par_min_slots=1):  # every chunk in parallel when threads > 1
+                numba.set_num_threads(old)
+                par = _triple(enum_search(X, y, max_rules=mr))
+                numba.set_num_threads(1)
+                ser = _triple(enum_search(X, y, max_rules=mr))
             assert par == ser, name
     finally:
         numba.set_num_threads(old)
-        search._PAR_MIN_SLOTS = saved
 
 
 def test_time_limit_stops_after_a_whole_level():
