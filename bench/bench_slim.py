@@ -128,18 +128,21 @@ def accuracy(root, X, y, classes) -> float:
 
 def run_one(data: Path, start: str, name: str, k, budget: int, time_limit: float,
             sat_timeout: float | None):
-    from pybsnsing.optimal.slim import _from_model, _relabel, slim_improve
+    from pybsnsing.optimal.slim import _from_model, _predict, _relabel, slim_improve
 
     Xtr, ytr, Xte, yte = load_fold(data, name, k)
     classes = sorted(set(ytr.tolist()) | set(yte.tolist()))
     classes_tr = sorted(set(ytr.tolist()))
     root = initial_tree(data, start, name, k, classes_tr)
     d0 = root.depth()
-    codes = np.searchsorted(classes_tr, ytr)
+    # J48 (-M 2) leaves can hold training errors: DT-SLIM then keeps the tree's own
+    # training classification (the rows are fitted to the labels the tree gives them)
+    yfit = np.asarray(classes_tr)[_predict(root, Xtr)]
+    codes = np.searchsorted(classes_tr, yfit)
     _relabel(root, Xtr, codes, f"{start} tree")
     acc0 = accuracy(root, Xte, yte, classes_tr)
     t0 = time.perf_counter()
-    res = slim_improve(root, Xtr, ytr, budget=budget, total_time_limit=time_limit,
+    res = slim_improve(root, Xtr, yfit, budget=budget, total_time_limit=time_limit,
                        sat_timeout=sat_timeout)
     secs = time.perf_counter() - t0
     new = _from_model(res.tree, np.asarray(classes_tr))

@@ -1,0 +1,181 @@
+"""DT-SLIM (pybsnsing.optimal.slim): SAT encodings against brute force, invariants, starting trees.
+
+The heavier check (an ITI tree of the paper's data improved) runs with
+``PYBSNSING_SLOW=1``. Test data: tests/data/dtslim (copied from ../shared/data/dtslim).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pysat.solvers")
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pybsnsing.optimal.sat_encodings import solve_depth  # noqa: E402
+from pybsnsing.optimal.slim import (  # noqa: E402
+    _predict,
+    greedy_fit,
+    min_depth_tree,
+    slim_improve,
+)
+
+DATA = Path(__file__).parent / "data" / "dtslim"
+SLOW = os.environ.get("PYBSNSING_SLOW", "") not in ("", "0")
+slow = pytest.mark.skipif(not SLOW, reason="slow DT-SLIM checks: PYBSNSING_SLOW=1")
+
+
+def _bench():
+    path = Path(__file__).parent.parent / "bench" / "bench_slim.py"
+    spec = importlib.util.spec_from_file_location("bench_slim", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_slim"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def brute_min_depth(X, y, S=None):
+    if S is None:
+        S = np.arange(len(y))
+    if len(set(y[S].tolist())) <= 1:
+        return 0
+    best = 99
+    for f in range(X.shape[1]):
+        s = X[S, f] == 1
+        if s.all() or not s.any():
+            continue
+        best = min(best, 1 + max(brute_min_depth(X, y, S[s]), brute_min_depth(X, y, S[~s])))
+    return best
+
+
+def _tiny(rng):
+    n, k, K = rng.integers(1, 11), rng.integers(1, 5), rng.integers(2, 4)
+    X = rng.integers(0, 2, (n, k)).astype(np.uint8)
+    y = rng.integers(0, K, n)
+    X, idx = np.unique(X, axis=0, return_index=True)
+    return X, y[idx]
+
+
+@pytest.mark.parametrize("solver", ["g4", "cd19"])
+@pytest.mark.parametrize("encoding", ["depth", "partition"])
+def test_min_depth_matches_brute_force(encoding, solver):
+    rng = np.random.default_rng(7)
+    for _ in range(60):
+        X, y = _tiny(rng)
+        m = min_depth_tree(X, y, encoding=encoding, solver=solver)
+        assert m.depth == brute_min_depth(X, y)
+        assert m.objective == 0 and m.optimal
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+@pytest.mark.parametrize("encoding", ["depth", "partition", "auto"])
+def test_xor_needs_depth_k(k, encoding):
+    X = np.array([[(i >> j) & 1 for j in range(k + 1)] for i in range(2 ** (k + 1))], np.uint8)
+    y = X[:, :k].sum(1) % 2
+    assert min_depth_tree(X, y, encoding=encoding).depth == k
+
+
+def test_constant_label_depth_zero_and_conflicts():
+    X = np.array([[0, 1], [1, 0]], np.uint8)
+    assert min_depth_tree(X, ["a", "a"]).depth == 0
+    with pytest.raises(ValueError, match="twin"):
+        min_depth_tree(np.array([[0], [0]]), [0, 1])
+
+
+def _load(name):
+    a = np.loadtxt(DATA / name, delimiter=",", dtype=np.int64)
+    return a[:, :-1].astype(np.uint8), a[:, -1]
+
+
+@pytest.mark.parametrize("name", ["monks-1_bin.data", "monks-2_bin.data", "monks-3_bin.data",
+                                  "tic-tac-toe_bin-0.data"])
+def test_encodings_agree_on_subsamples(name):
+    X, y = _load(name)
+    rng = np.random.default_rng(3)
+    for _ in range(2):
+        idx = rng.choice(len(y), 24, replace=False)
+        a = min_depth_tree(X[idx], y[idx], encoding="depth", time_limit=60)
+        b = min_depth_tree(X[idx], y[idx], encoding="partition", time_limit=60)
+        assert a.optimal and b.optimal and a.depth == b.depth
+
+
+def _check_slim(X, y, start, **kw):
+    res = slim_improve(start, X, y, **kw)
+    depths = [res.initial_depth] + [t["depth"] for t in res.trace]
+    assert all(a >= b for a, b in zip(depths, depths[1:], strict=False))
+    assert all(t["train_acc"] == 1.0 for t in res.trace)
+    assert res.tree.objective == 0
+    assert (res.tree.predict(X) == np.asarray(y)).all()
+    assert res.final_depth <= res.initial_depth
+    return res
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 2 ** 31 - 1), st.integers(8, 80), st.integers(2, 8), st.integers(2, 3))
+def test_slim_invariants_random(seed, n, k, K):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, (n, k)).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1 % k]) * (K - 1) + (rng.random(n) < 0.3)
+    X, idx = np.unique(X, axis=0, return_index=True)
+    y = np.minimum(y[idx], K - 1)
+    g = greedy_fit(X, y, criterion="entropy")
+    res = _check_slim(X, y, g, budget=60, sat_timeout=5, total_time_limit=10)
+    if len(y) <= 40:
+        assert min_depth_tree(X, y).depth <= res.final_depth
+
+
+def test_slim_improves_greedy_tree():
+    X, y = _load("monks-1_bin.data")
+    g = greedy_fit(X, y)
+    res = _check_slim(X, y, g, budget=60, sat_timeout=10, total_time_limit=30)
+    assert res.final_depth < g.depth
+    assert res.trace and {"time", "depth", "nodes", "train_acc", "method"} <= set(res.trace[0])
+
+
+def test_impure_tree_rejected():
+    X, y = _load("monks-1_bin.data")
+    m = min_depth_tree(X[:6], y[:6])
+    with pytest.raises(ValueError, match="not perfect"):
+        slim_improve(m, X, y)
+
+
+def test_missing_pysat_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pysat", None)
+    monkeypatch.setitem(sys.modules, "pysat.solvers", None)
+    with pytest.raises(ImportError, match=r'pybsnsing\[sat\]'):
+        min_depth_tree(np.array([[0], [1]]), [0, 1])
+    with pytest.raises(ImportError, match=r'pybsnsing\[sat\]'):
+        solve_depth(np.array([[0], [1]]), np.array([0, 1]), 1)
+
+
+def test_readers_give_perfect_initial_trees():
+    b = _bench()
+    X, y = _load("mammographic_masses_bin-0.data")
+    classes = sorted(set(y.tolist()))
+    codes = np.searchsorted(classes, y)
+    for fname, reader in (("mammographic_masses_bin-0.iti", b.read_iti),
+                          ("mammographic_masses_bin-0.tree", b.read_weka)):
+        text = (DATA / fname).read_text()
+        root = reader(text, classes)
+        # J48's leaves may hold errors ("(7.0/2.0)"): exactly those rows differ
+        errs = sum(float(e) for e in re.findall(r"/([0-9.]+)\)", text))
+        assert (_predict(root, X) != codes).sum() == errs, fname
+        assert root.depth() == {"iti": 14, "tree": 18}[fname.rsplit(".", 1)[1]]
+
+
+@slow
+def test_iti_tree_made_shallower():
+    b = _bench()
+    X, y = _load("mammographic_masses_bin-0.data")
+    classes = sorted(set(y.tolist()))
+    root = b.read_iti((DATA / "mammographic_masses_bin-0.iti").read_text(), classes)
+    res = _check_slim(X, y, root, budget=300, sat_timeout=10, total_time_limit=60)
+    assert res.final_depth < root.depth()
