@@ -8,6 +8,8 @@
 * :func:`dpdt_fit` / :func:`dpdt` — DPDT (Kohler et al.): the best tree for every
   trade-off between training errors and the expected number of tests, in one solve
   (:class:`DPDTResult`; :mod:`pybsnsing.optimal.dpdt`).
+* :func:`min_depth_tree` / :func:`slim_improve` / :func:`greedy_fit` — SAT-based
+  minimum-depth trees and DT-SLIM (:mod:`pybsnsing.optimal.slim`; the ``sat`` extra).
 
 The search runs in numba kernels (:mod:`pybsnsing.kernels.murtree`): the
 specialised depth-two solver on per-class frequency counters (bit-packed
@@ -20,6 +22,7 @@ from .binarize import QuantileBinarizer
 from .dpdt import DPDTResult, DPDTTreeModel, dpdt, dpdt_fit
 from .formula import murtree
 from .model import OptimalTreeModel, OptimalTreeNode
+from .slim import SlimResult, greedy_fit, min_depth_tree, slim_improve
 from .solver import murtree_fit
 
 __all__ = [
@@ -28,8 +31,12 @@ __all__ = [
     "OptimalTreeModel",
     "OptimalTreeNode",
     "QuantileBinarizer",
+    "SlimResult",
     "dpdt",
     "dpdt_fit",
+    "greedy_fit",
+    "min_depth_tree",
     "murtree",
     "murtree_fit",
+    "slim_improve",
 ]
