@@ -16,9 +16,10 @@ shared between runs but the numba cache on disk:
   ``no_same_gender_children``, ``suppress_internal``, a multi-class response (iris), a
   fit forced onto the parallel code paths (taken on large data), the first ``murtree_fit`` and the
   first ``murtree`` (formula). Per step: wall time, the compile pause (numba's
-  ``numba:compile`` events) split by kernel family (``binarize``, ``enum``, ``rpart``,
-  ``murtree``: numba's own helpers are counted in the family of the kernel that pulled
-  them in) and the slowest kernels (``--top``);
+  ``numba:compile`` events, CPU seconds) split by kernel family (the module of
+  :mod:`pybsnsing.kernels`: ``binarize``, ``packing``, ``enum``, ``rpart``, ``murtree``;
+  numba's own helpers are counted in the family of the kernel that pulled them in) and
+  the slowest kernels (``--top``);
 * ``warmup()``: :func:`pybsnsing.warmup` in a fresh process (cache populated);
 * ``warm fit``: the median of ``--repeat`` further fits in that process.
 
@@ -198,7 +199,11 @@ def cold_profile(top: int = 4) -> str:
         out = _run(_COLD, env=env)[1]
         total = time.perf_counter() - t
     steps = json.loads(out.strip().splitlines()[-1])
-    fams = ("binarize", "enum", "rpart", "murtree", "other")
+    seen = {f for step in steps for f in step[3]}
+    order = ("binarize", "packing", "enum", "rpart", "murtree", "dpdt")
+    fams = tuple(f for f in order if f in seen or f in ("binarize", "enum", "rpart",
+                                                        "murtree"))
+    fams += tuple(sorted(seen - set(order) - {"other"})) + ("other",)
     lines = ["one fresh process, EMPTY numba cache (NUMBA_CACHE_DIR=<tmp>); seconds: wall and "
              "CPU of the step, its numba compile time (CPU) in all and by kernel family",
              f"{'step':42s} {'wall':>6s} {'cpu':>6s} {'compile':>7s} "
