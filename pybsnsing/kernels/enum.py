@@ -103,6 +103,29 @@ def _nsgc_ok(tp, fp, fn, tn):
 
 
 @njit(cache=True, inline="always")
+def _child_v2(tp, fp, n1, n0, node_size, pf, pn):
+    """``v2`` of a rule with counts TP, FP, or -1 (``v2`` is never negative) when it is no
+    candidate: a side with fewer than ``node_size`` rows, or the counts ``pf``/``pn`` of
+    its parent (the added question adds no row; level 1 passes -1)."""
+    fn = n1 - tp
+    npos = tp + fp
+    if npos < node_size or n1 + n0 - npos < node_size:
+        return np.int64(-1)
+    if fp == pf and fn == pn:
+        return np.int64(-1)
+    return _v2(fp, fn, n1, n0)
+
+
+@njit(cache=True, inline="always")
+def _improves(v2, vb2, tp, fp, n1, n0, nsgc):
+    """R's acceptance of a candidate rule: ``v2`` below the incumbent ``vb2`` and, with
+    ``nsgc``, the no.same.gender.children test."""
+    if v2 >= vb2:
+        return False
+    return (not nsgc) or _nsgc_ok(tp, fp, n1 - tp, n0 - fp)
+
+
+@njit(cache=True, inline="always")
 def _lb_v2(flo, fhi, nlo, nhi, n1, n0):
     """Lower bound of ``v2`` over FP in [flo, fhi], FN in [nlo, nhi] (bilinear: corners)."""
     a = _v2(flo, nlo, n1, n0)
@@ -230,7 +253,6 @@ def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
     question (-1 if none improved).
     """
     m = cp.shape[0]
-    n = n1 + n0
     keep = np.empty(m, np.int64)
     kfp = np.empty(m, np.int64)
     kfn = np.empty(m, np.int64)
@@ -241,14 +263,12 @@ def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
         tp = cp[j]
         fp = cn[j]
         fn = n1 - tp
-        npos = tp + fp
-        if npos < node_size or n - npos < node_size:
+        v2 = _child_v2(tp, fp, n1, n0, node_size, np.int64(-1), np.int64(-1))
+        if v2 < 0:
             continue
-        v2 = _v2(fp, fn, n1, n0)
-        if v2 < vb2:
-            if (not nsgc) or _nsgc_ok(tp, fp, fn, n0 - fp):
-                vb2 = v2
-                best_j = j
+        if _improves(v2, vb2, tp, fp, n1, n0, nsgc):
+            vb2 = v2
+            best_j = j
         t2 = _tau2(fp, fn, n1, n0, v2)
         if t2 < vb2:
             keep[nk] = j
@@ -293,7 +313,6 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
     Returns ``(ccols, cfp, cfn, ctau2, vb2, best_p, best_j, neval)``.
     """
     m = cp.shape[0]
-    n = n1 + n0
     P = pfp.shape[0]
     cap = 1024 if store else 1
     ccols = np.empty((cap, 2), np.int64)
@@ -318,17 +337,13 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
             tp = cp[a] + cp[j] - np.int64(Gp[a, j])
             fp = cn[a] + cn[j] - np.int64(Gn[a, j])
             fn = n1 - tp
-            npos = tp + fp
-            if npos < node_size or n - npos < node_size:
+            v2 = _child_v2(tp, fp, n1, n0, node_size, pf, pn)
+            if v2 < 0:
                 continue
-            if fp == pf and fn == pn:
-                continue
-            v2 = _v2(fp, fn, n1, n0)
-            if v2 < vb2:
-                if (not nsgc) or _nsgc_ok(tp, fp, fn, n0 - fp):
-                    vb2 = v2
-                    best_p = p
-                    best_j = j
+            if _improves(v2, vb2, tp, fp, n1, n0, nsgc):
+                vb2 = v2
+                best_p = p
+                best_j = j
             if store:
                 t2 = _tau2(fp, fn, n1, n0, v2)
                 if t2 < vb2:
@@ -511,7 +526,6 @@ def _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn
     index and added column of the incumbent (-1 if none improved), and the evaluations.
     """
     m = Xp.shape[0]
-    n = n1 + n0
     P = pfp.shape[0]
     k = pcols.shape[1]
     ccols = np.empty((1024, k + 1), np.int64)
@@ -559,17 +573,13 @@ def _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn
                 tp = np.int64(work[t, 0, j])
                 fp = np.int64(work[t, 1, j])
                 fn = n1 - tp
-                npos = tp + fp
-                if npos < node_size or n - npos < node_size:
+                v2 = _child_v2(tp, fp, n1, n0, node_size, pf, pn)
+                if v2 < 0:
                     continue
-                if fp == pf and fn == pn:
-                    continue
-                v2 = _v2(fp, fn, n1, n0)
-                if v2 < vb2:
-                    if (not nsgc) or _nsgc_ok(tp, fp, fn, n0 - fp):
-                        vb2 = v2
-                        best_p = p
-                        best_j = j
+                if _improves(v2, vb2, tp, fp, n1, n0, nsgc):
+                    vb2 = v2
+                    best_p = p
+                    best_j = j
                 t2 = _tau2(fp, fn, n1, n0, v2)
                 if t2 < vb2:
                     if nc >= ccols.shape[0]:
@@ -598,7 +608,6 @@ def _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
     ``elig[t]`` and its first child with the smallest valid ``v2`` below ``vb2``
     (``bestv[t]``, ``bestj[t]``; ``bestj[t] = -1`` if none); scratch row ``row``."""
     m = Xp.shape[0]
-    n = n1 + n0
     k = pcols.shape[1]
     p = idx[t]
     pf = pfp[p]
@@ -619,17 +628,12 @@ def _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
             _parent_cover(Xp, Xn, pcols, p, k, covp, covn, row)
             have_cov = True
         tp, fp = _child_counts(Xp, Xn, covp, covn, row, j)
-        fn = n1 - tp
-        npos = tp + fp
-        if npos < node_size or n - npos < node_size:
+        v2 = _child_v2(tp, fp, n1, n0, node_size, pf, pn)
+        if v2 < 0:
             continue
-        if fp == pf and fn == pn:
-            continue
-        v2 = _v2(fp, fn, n1, n0)
-        if v2 < bv:
-            if (not nsgc) or _nsgc_ok(tp, fp, fn, n0 - fp):
-                bv = v2
-                bj = j
+        if _improves(v2, bv, tp, fp, n1, n0, nsgc):
+            bv = v2
+            bj = j
     elig[t] = e
     bestv[t] = bv
     bestj[t] = bj
@@ -641,7 +645,6 @@ def _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, p
     """:func:`_last_phase1` for parents of two questions (level 3), with the parent's
     columns, groups and Gram rows hoisted out of the loop over children."""
     m = Xp.shape[0]
-    n = n1 + n0
     p = idx[t]
     a = pcols[p, 0]
     b = pcols[p, 1]
@@ -684,17 +687,12 @@ def _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, p
             _parent_cover(Xp, Xn, pcols, p, 2, covp, covn, row)
             have_cov = True
         tp, fp = _child_counts(Xp, Xn, covp, covn, row, j)
-        fn = n1 - tp
-        npos = tp + fp
-        if npos < node_size or n - npos < node_size:
+        v2 = _child_v2(tp, fp, n1, n0, node_size, pf, pn)
+        if v2 < 0:
             continue
-        if fp == pf and fn == pn:
-            continue
-        v2 = _v2(fp, fn, n1, n0)
-        if v2 < bv:
-            if (not nsgc) or _nsgc_ok(tp, fp, fn, n0 - fp):
-                bv = v2
-                bj = j
+        if _improves(v2, bv, tp, fp, n1, n0, nsgc):
+            bv = v2
+            bj = j
     elig[t] = e
     bestv[t] = bv
     bestj[t] = bj
