@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import PybsnsingValueError
-from .latex import label_text, preorder, prob1, select_trees
+from .view import label_text, preorder, prob1, rule_lines, select_trees
 
 __all__ = ["to_dot", "dot_quote"]
 
@@ -43,11 +43,6 @@ def _label(lines: Sequence[str]) -> str:
     return '"' + "\\n".join(escaped) + '"'
 
 
-def _rule_lines(rule: str) -> list[str]:
-    parts = [p.strip() for p in rule.split(" | ")]
-    return [parts[0]] + [f"or {p}" for p in parts[1:]]
-
-
 def _tree_statements(tree: Any, prefix: str, class_colors: Sequence[str],
                      indent: str, edge_labels: bool) -> list[str]:
     labels = [label_text(v) for v in tree.ycode]
@@ -61,7 +56,7 @@ def _tree_statements(tree: Any, prefix: str, class_colors: Sequence[str],
             attrs = (f"label={_label([head, counts])}, style=\"rounded,filled\", "
                      f"fillcolor={dot_quote(class_colors[nd.node_class])}")
         else:
-            attrs = (f"label={_label([head, counts, *_rule_lines(nd.split_rule)])}, "
+            attrs = (f"label={_label([head, counts, *rule_lines(nd.split_rule)])}, "
                      "style=rounded")
         out.append(f"{indent}{name} [{attrs}];")
         if not nd.is_leaf:

@@ -12,7 +12,7 @@ Differences from R, all documented:
 * R's loop that closes the braces, ``for (j in 1:depth)``, runs twice for a
   tree that is just a root (``1:0`` is ``c(1, 0)``), so R writes two ``}``
   lines too many and the document does not compile. pybsnsing writes none
-  there (spec §9: fix quirks that do not change trees).
+  there (quirks that do not change trees are fixed, see docs/r-quirks.md).
 * R does not draw a multi-class model (``plot.mbsnsing`` prints a hint); here
   ``tree=k`` gives R's text for class tree ``k`` (R's ``plot(bs[[k + 1]])``)
   and ``tree=None`` one document with every class tree, one page each.
@@ -23,25 +23,18 @@ Like R, nothing in the rule texts or class labels is escaped for LaTeX beyond
 R's own substitutions (``<``, ``>``, ``%in%``, ``==``, ``_``), so a factor
 level containing ``&``, ``#``, ``$`` or ``{`` gives LaTeX that needs editing.
 
-This module also holds the small traversal helpers the other exporters
-(:mod:`pybsnsing.export.plot`, :mod:`pybsnsing.export.dot`) share. They work
-on any object shaped like a fitted model (duck typing): a two-class tree has
-``nodes`` (records with ``number``, ``lchild``, ``rchild``, ``node_class``,
-``n1``, ``n0``, ``split_rule``) and ``ycode``; a multi-class model has
-``trees`` and ``ylevels``.
+The traversal and the node records it draws come from :mod:`pybsnsing.export.view`.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..errors import PybsnsingTypeError, PybsnsingValueError
+from .view import label_text, node_number_text, preorder, prob1, select_trees
 
 __all__ = ["to_latex", "RULE_FONTS", "PAPER_SIZES"]
 
@@ -56,131 +49,6 @@ PAPER_SIZES = (
     "ansiapaper", "ansibpaper", "ansicpaper", "ansidpaper", "ansiepaper",
     "letterpaper", "executivepaper", "legalpaper",
 )
-
-
-# --------------------------------------------------------------------------
-# helpers shared by the exporters
-# --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NodeView:
-    """One node as the exporters see it, with its depth from the traversal."""
-
-    number: int
-    depth: int
-    is_leaf: bool
-    node_class: int
-    n1: int
-    n0: int
-    split_rule: str
-    lchild: int
-    rchild: int
-
-    @property
-    def nobs(self) -> int:
-        return self.n1 + self.n0
-
-
-def is_multiclass(model: Any) -> bool:
-    """True for a multi-class model (an ``MBsnsingModel``-like object)."""
-    return hasattr(model, "trees") and not hasattr(model, "nodes")
-
-
-def _node_class(nd: Any) -> int:
-    value = getattr(nd, "node_class", None)
-    if value is None:
-        value = nd["class"] if isinstance(nd, dict) else 1 if nd.n1 >= nd.n0 else 0
-    return int(value)
-
-
-def preorder(tree: Any) -> list[NodeView]:
-    """The nodes of a two-class tree depth first, left before right.
-
-    This is the order (and the depth) of R's ``summary.bsnsing`` node table,
-    which R's ``plot.bsnsing`` walks. Depths are computed from the links, so
-    the ``depth`` field of the records is not needed.
-    """
-    nodes = list(tree.nodes)
-    if not nodes:
-        raise PybsnsingValueError("the tree has no nodes")
-    by_number = {int(nd.number): nd for nd in nodes}
-    if 0 not in by_number:
-        raise PybsnsingValueError("the tree has no root node (number 0)")
-    out: list[NodeView] = []
-    stack: list[tuple[int, int]] = [(0, 0)]
-    seen: set[int] = set()
-    while stack:
-        number, depth = stack.pop()
-        if number in seen:
-            raise PybsnsingValueError(f"node {number} is reached twice; the tree links are broken")
-        seen.add(number)
-        nd = by_number[number]
-        lchild, rchild = int(nd.lchild), int(nd.rchild)
-        leaf = lchild < 0 and rchild < 0
-        out.append(NodeView(number=number, depth=depth, is_leaf=leaf,
-                            node_class=_node_class(nd), n1=int(nd.n1), n0=int(nd.n0),
-                            split_rule=str(nd.split_rule or ""), lchild=lchild,
-                            rchild=rchild))
-        if not leaf:
-            stack.append((rchild, depth + 1))
-            stack.append((lchild, depth + 1))
-    return out
-
-
-def prob1(n1: int, n0: int) -> float:
-    """``prob.1`` of R's summary table: ``n1 / (n1 + n0)`` (0 and 1 at the extremes)."""
-    if n1 == 0:
-        return 0.0
-    if n0 == 0:
-        return 1.0
-    return n1 / (n1 + n0)
-
-
-def label_text(label: Any) -> str:
-    """A class label as R's ``paste`` prints it (numbers in R's format, TRUE/FALSE)."""
-    if isinstance(label, (bool, np.bool_)):
-        return "TRUE" if label else "FALSE"
-    if isinstance(label, (float, np.floating)):
-        from ..rformat import format_r
-
-        return format_r(float(label))
-    if isinstance(label, np.generic):
-        return str(label.item())
-    return str(label)
-
-
-def node_number_text(number: int) -> str:
-    """A node number as R pastes it: R's node numbers are doubles (``1e+05``)."""
-    if abs(number) < 100000:
-        return str(number)
-    from ..rformat import format_r
-
-    return format_r(float(number))
-
-
-def select_trees(model: Any, tree: int | None) -> list[tuple[Any, str | None]]:
-    """The two-class trees to export with a title for each (None for a lone tree).
-
-    For a multi-class model, ``tree=None`` gives every class tree and
-    ``tree=k`` (0-based, in ``ylevels`` order) the k-th; for a two-class model
-    ``tree`` must be None or 0.
-    """
-    if not is_multiclass(model):
-        if tree not in (None, 0):
-            raise PybsnsingValueError(f"a two-class model has a single tree; got tree={tree!r}")
-        return [(model, None)]
-    trees: Sequence[Any] = model.trees
-    levels = list(getattr(model, "ylevels", [t.ycode[1] for t in trees]))
-    titles = [f"Tree {k + 1}: {label_text(levels[k])} vs. all.other" for k in range(len(trees))]
-    if tree is None:
-        return list(zip(trees, titles, strict=True))
-    if isinstance(tree, bool) or not isinstance(tree, (int, np.integer)):
-        raise PybsnsingTypeError(f"tree must be an integer index, got {tree!r}")
-    k = int(tree)
-    if not 0 <= k < len(trees):
-        raise IndexError(f"tree index {k} out of range for {len(trees)} class trees")
-    return [(trees[k], titles[k])]
 
 
 # --------------------------------------------------------------------------

@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import PybsnsingTypeError, PybsnsingValueError
-from .latex import NodeView, label_text, node_number_text, preorder, prob1, select_trees
+from .view import NodeView, label_text, node_number_text, preorder, prob1, select_trees
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
