@@ -1,4 +1,6 @@
-"""External rules: the split points R's rpart proposes at a node (bsnsing §4).
+"""External rules: the split points R's rpart proposes at a node.
+
+(What R does: docs/r-quirks.md, *External rules* and Q16.)
 
 With ``import.external = TRUE`` (the default), R bsnsing 1.0.1 calls, at every
 node, ``import_external_rules(this.x, this.y)``, which fits::

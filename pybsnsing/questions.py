@@ -1,7 +1,7 @@
 """Binarization: turning a node's columns into yes/no questions (R's ``binarize``).
 
 This mirrors ``binarize``, ``binarize.numeric`` and ``binarize.factor`` of R
-bsnsing 1.0.1 (spec §3, golden README Q5, Q10, Q12):
+bsnsing 1.0.1 (docs/r-quirks.md, *Questions at a node* and Q5, Q10, Q12):
 
 * a *binary* column (every value 0 or 1 at the node) gives ``name==0`` and
   ``name==1`` (no quotes);
@@ -131,7 +131,7 @@ def numeric_cuts(
     *,
     order: np.ndarray | None = None,
 ) -> NumericCuts:
-    """The core of R's ``binarize.numeric`` (spec §3.1).
+    """The core of R's ``binarize.numeric`` (docs/r-quirks.md, *Questions at a node*).
 
     Args:
         x: the node's values of one numeric column (no NaN).
@@ -234,7 +234,7 @@ def _counts(ox: np.ndarray, cuts: np.ndarray, pos: np.ndarray) -> tuple[np.ndarr
 def _thin(
     ox: np.ndarray, cuts: np.ndarray, pos: np.ndarray, segs: int, *, greater: bool
 ) -> np.ndarray:
-    """R's thinning of an ascending cut list (spec §3.1 step 4).
+    """R's thinning of an ascending cut list (docs/r-quirks.md, *Questions at a node*: thinning).
 
     ``pos[i]`` is the index in ``ox`` of the lower of the two values whose
     midpoint is ``cuts[i]``.
@@ -774,7 +774,7 @@ def node_questions(
     orders: Sequence[np.ndarray | None] | None = None,
     with_matrix: bool = True,
 ) -> QuestionSet:
-    """All candidate questions of one node, like R's ``binarize`` (spec §3).
+    """All candidate questions of one node, like R's ``binarize`` (docs/r-quirks.md).
 
     Args:
         X: the node's rows of the design matrix, float64 (n x p), no NaN.

@@ -6,9 +6,10 @@ is coded 1, find the OR-rule of at most ``max_rules`` questions that minimises
     v(S) = n1*FP + n0*FN - 2*FP*FN
 
 (``FP`` = rows with y=0 where the rule is true, ``FN`` = rows with y=1 where it is false),
-by the breadth-first implicit enumeration of R's compiled code (spec §5).  Results, tie
-breaking and the evaluation count ``neval`` are those of R's ``enum_c`` solver, except that
-all counts are 64-bit (R's C ``int`` products overflow past about 92 000 balanced rows).
+by the breadth-first implicit enumeration of R's compiled code (docs/r-quirks.md, *The
+split search*).  Results, tie breaking and the evaluation count ``neval`` are those of R's
+``enum_c`` solver, except that all counts are 64-bit (R's C ``int`` products overflow past
+about 92 000 balanced rows; Q14).
 
 Two implementations give identical ``cols``, ``objval`` and ``neval``:
 

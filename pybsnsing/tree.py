@@ -1,4 +1,5 @@
-"""Growing a bsnsing tree (spec §6): the node record and the FIFO growth loop.
+"""Growing a bsnsing tree: the node record and the FIFO growth loop (what R does:
+docs/r-quirks.md, *Tree growth*).
 
 The loop is plain Python over nodes; the work at a node (binarization,
 external rules, the ENUM search, rule evaluation) lives in its own modules
@@ -156,7 +157,7 @@ def _make_node(number: int, parent: int, depth: int, rows: np.ndarray, y: np.nda
 
 def splittable(node: Node, node_size: int, stop_prob: float) -> bool:
     """A child is split further only when nobs > node_size, both classes are
-    present and its majority share is below stop_prob (spec §6)."""
+    present and its majority share is below stop_prob (docs/r-quirks.md, Q13)."""
     if node.nobs <= node_size or node.n1 == 0 or node.n0 == 0:
         return False
     return max(node.n1, node.n0) / node.nobs < stop_prob
