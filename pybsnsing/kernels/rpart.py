@@ -42,6 +42,17 @@ from numba import njit
 LEFT = -1
 RIGHT = 1
 
+# Named columns of the partition's arrays (module constants: numba compiles them in).
+#: ``ip`` (int64 parameters of :func:`_partition_tree`)
+IP_MIN_SPLIT, IP_MIN_NODE, IP_MAXNODE, IP_MAXPRI, IP_N = range(5)
+#: ``fp`` (float64 parameters; ``FP_ISCALE`` is updated by every ``bsplit``)
+FP_ALPHA, FP_ISCALE = range(2)
+#: ``node_i[slot]``: rpart node number, left and right child slots (-1: none), first entry
+#: and number of entries in the split lists
+NI_NUM, NI_LEFT, NI_RIGHT, NI_SPLIT0, NI_NSPLIT = range(5)
+#: ``node_f[slot]``: complexity, risk
+NF_CP, NF_RISK = range(2)
+
 
 @njit(cache=True)
 def mysort(x: np.ndarray, cvec: np.ndarray) -> None:
@@ -534,20 +545,19 @@ def _partition_tree(
 ) -> None:
     """rpart ``partition.c`` from the root (slot 0), recursion unrolled.
 
-    ``ip`` = [min_split, min_node, maxnode, maxpri, n]; ``fp`` = [alpha,
-    iscale]; ``node_i[slot]`` = [nodenum, left slot, right slot, first split,
-    #splits]; ``node_f[slot]`` = [complexity, risk] (slot 0 preset with the
+    ``ip``, ``fp``, ``node_i[slot]``, ``node_f[slot]``: columns named by the ``IP_``,
+    ``FP_``, ``NI_`` and ``NF_`` constants above (``node_f`` slot 0 preset with the
     root's risk as both); ``s*`` hold the split lists; ``cnt`` = [slots used,
     split entries used]. The recursion of the C code is replayed with an
     explicit stack of frames (numba cannot cache recursive functions); each
     frame goes through the C function's three stages: split the node and
     descend left, descend right, combine the children's complexities.
     """
-    min_split = ip[0]
-    min_node = ip[1]
-    maxnode = ip[2]
-    maxpri = ip[3]
-    alpha = fp[0]
+    min_split = ip[IP_MIN_SPLIT]
+    min_node = ip[IP_MIN_NODE]
+    maxnode = ip[IP_MAXNODE]
+    maxpri = ip[IP_MAXPRI]
+    alpha = fp[FP_ALPHA]
     depth_cap = 64
     f_nodenum = np.zeros(depth_cap, dtype=np.int64)
     f_slot = np.zeros(depth_cap, dtype=np.int64)
@@ -562,7 +572,7 @@ def _partition_tree(
     f_nodenum[0] = 1
     f_slot[0] = 0
     f_n1[0] = 0
-    f_n2[0] = ip[4]
+    f_n2[0] = ip[IP_N]
     f_stage[0] = 0
     sp = 1
     while sp > 0:
@@ -573,16 +583,16 @@ def _partition_tree(
         n2 = f_n2[f]
         if f_stage[f] == 0:
             if nodenum > 1:
-                node_f[me, 1] = anovass_range(y, sorts[0], n1, n2)
-                tempcp = node_f[me, 1]
-                if tempcp > node_f[me, 0]:
-                    tempcp = node_f[me, 0]
+                node_f[me, NF_RISK] = anovass_range(y, sorts[0], n1, n2)
+                tempcp = node_f[me, NF_RISK]
+                if tempcp > node_f[me, NF_CP]:
+                    tempcp = node_f[me, NF_CP]
             else:
-                tempcp = node_f[me, 1]
-            my_risk = node_f[me, 1]
+                tempcp = node_f[me, NF_RISK]
+            my_risk = node_f[me, NF_RISK]
             # Can I quit now?
             if (n2 - n1) < min_split or tempcp <= alpha or nodenum > maxnode:
-                node_f[me, 0] = alpha
+                node_f[me, NF_CP] = alpha
                 ret_split = 0
                 ret_risk = my_risk
                 sp -= 1
@@ -596,7 +606,7 @@ def _partition_tree(
                 n2,
                 min_node,
                 my_risk,
-                fp[1],
+                fp[FP_ISCALE],
                 maxpri,
                 sv[start:],
                 si[start:],
@@ -605,17 +615,17 @@ def _partition_tree(
                 sc[start:],
                 inv,
             )
-            fp[1] = iscale
+            fp[FP_ISCALE] = iscale
             if nl == 0:
                 # rather rare: no split worth doing
-                node_f[me, 0] = alpha
+                node_f[me, NF_CP] = alpha
                 ret_split = 0
                 ret_risk = my_risk
                 sp -= 1
                 continue
             cnt[1] = start + nl
-            node_i[me, 3] = start
-            node_i[me, 4] = nl
+            node_i[me, NI_SPLIT0] = start
+            node_i[me, NI_NSPLIT] = nl
             # children beyond maxnode only compute their risk (from sorts[0])
             nvars = 1 if 2 * nodenum > maxnode else sorts.shape[0]
             nleft = nodesplit(
@@ -625,12 +635,12 @@ def _partition_tree(
             lslot = cnt[0]
             rslot = lslot + 1
             cnt[0] += 2
-            node_i[lslot, 0] = 2 * nodenum
-            node_i[rslot, 0] = 2 * nodenum + 1
-            node_i[me, 1] = lslot
-            node_i[me, 2] = rslot
+            node_i[lslot, NI_NUM] = 2 * nodenum
+            node_i[rslot, NI_NUM] = 2 * nodenum + 1
+            node_i[me, NI_LEFT] = lslot
+            node_i[me, NI_RIGHT] = rslot
             # split the left son
-            node_f[lslot, 0] = tempcp - alpha
+            node_f[lslot, NF_CP] = tempcp - alpha
             f_stage[f] = 1
             f_nodenum[sp] = 2 * nodenum
             f_slot[sp] = lslot
@@ -643,17 +653,17 @@ def _partition_tree(
             left_risk = ret_risk
             f_lsplit[f] = left_split
             f_lrisk[f] = left_risk
-            my_risk = node_f[me, 1]
-            lslot = node_i[me, 1]
-            rslot = node_i[me, 2]
+            my_risk = node_f[me, NF_RISK]
+            lslot = node_i[me, NI_LEFT]
+            rslot = node_i[me, NI_RIGHT]
             # update my estimate of cp, and split the right son
             tempcp = (my_risk - left_risk) / (left_split + 1)
-            tempcp2 = my_risk - node_f[lslot, 1]
+            tempcp2 = my_risk - node_f[lslot, NF_RISK]
             if tempcp < tempcp2:
                 tempcp = tempcp2
-            if tempcp > node_f[me, 0]:
-                tempcp = node_f[me, 0]
-            node_f[rslot, 0] = tempcp - alpha
+            if tempcp > node_f[me, NF_CP]:
+                tempcp = node_f[me, NF_CP]
+            node_f[rslot, NF_CP] = tempcp - alpha
             f_stage[f] = 2
             f_nodenum[sp] = 2 * nodenum + 1
             f_slot[sp] = rslot
@@ -666,37 +676,38 @@ def _partition_tree(
             left_risk = f_lrisk[f]
             right_split = ret_split
             right_risk = ret_risk
-            my_risk = node_f[me, 1]
-            lslot = node_i[me, 1]
-            rslot = node_i[me, 2]
-            lcp = node_f[lslot, 0]
-            rcp = node_f[rslot, 0]
+            my_risk = node_f[me, NF_RISK]
+            lslot = node_i[me, NI_LEFT]
+            rslot = node_i[me, NI_RIGHT]
+            lcp = node_f[lslot, NF_CP]
+            rcp = node_f[rslot, NF_CP]
             # my actual C.P., which depends on the children and on
             # grandchildren who do not collapse before the children
             tempcp = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
             if rcp > lcp:
                 if tempcp > lcp:
                     # left son collapses first
-                    left_risk = node_f[lslot, 1]
+                    left_risk = node_f[lslot, NF_RISK]
                     left_split = 0
                     tempcp = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
                     if tempcp > rcp:
-                        right_risk = node_f[rslot, 1]
+                        right_risk = node_f[rslot, NF_RISK]
                         right_split = 0
             elif tempcp > rcp:
                 # right son goes first
                 right_split = 0
-                right_risk = node_f[rslot, 1]
+                right_risk = node_f[rslot, NF_RISK]
                 tempcp = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
                 if tempcp > lcp:
-                    left_risk = node_f[lslot, 1]
+                    left_risk = node_f[lslot, NF_RISK]
                     left_split = 0
-            node_f[me, 0] = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
-            if node_f[me, 0] <= alpha:
+            node_f[me, NF_CP] = ((my_risk - (left_risk + right_risk))
+                                 / (left_split + right_split + 1))
+            if node_f[me, NF_CP] <= alpha:
                 # all was in vain: this node does not split after all (free_tree)
-                node_i[me, 1] = -1
-                node_i[me, 2] = -1
-                node_i[me, 4] = 0
+                node_i[me, NI_LEFT] = -1
+                node_i[me, NI_RIGHT] = -1
+                node_i[me, NI_NSPLIT] = 0
                 ret_split = 0
                 ret_risk = my_risk
             else:
@@ -774,10 +785,10 @@ def rpart_anova_rows(
     goes_left = np.zeros(xt.shape[1], dtype=np.uint8)
     tempvec = np.zeros(n + 1, dtype=np.int64)
     cnt = np.array([1, 0], dtype=np.int64)
-    node_i[0, 0] = 1
-    node_i[0, 4] = 0
-    node_f[0, 0] = root_risk
-    node_f[0, 1] = root_risk
+    node_i[0, NI_NUM] = 1
+    node_i[0, NI_NSPLIT] = 0
+    node_f[0, NF_CP] = root_risk
+    node_f[0, NF_RISK] = root_risk
     inv = 1.0 / np.arange(1, n + 1).astype(np.float64)
     inv = np.concatenate((np.zeros(1), inv))
     _partition_tree(
@@ -794,13 +805,13 @@ def rpart_anova_rows(
     while top > 0:
         top -= 1
         s = stack[top]
-        if node_i[s, 1] < 0:
+        if node_i[s, NI_LEFT] < 0:
             continue
         order_out[nout] = s
         nout += 1
-        m += node_i[s, 4]
-        stack[top] = node_i[s, 2]
-        stack[top + 1] = node_i[s, 1]
+        m += node_i[s, NI_NSPLIT]
+        stack[top] = node_i[s, NI_RIGHT]
+        stack[top + 1] = node_i[s, NI_LEFT]
         top += 2
     o_node = np.empty(m, dtype=np.int64)
     o_var = np.empty(m, dtype=np.int64)
@@ -812,9 +823,9 @@ def rpart_anova_rows(
     r = 0
     for t in range(nout):
         s = order_out[t]
-        st = node_i[s, 3]
-        for u in range(node_i[s, 4]):
-            o_node[r] = node_i[s, 0]
+        st = node_i[s, NI_SPLIT0]
+        for u in range(node_i[s, NI_NSPLIT]):
+            o_node[r] = node_i[s, NI_NUM]
             o_var[r] = sv[st + u]
             o_index[r] = ss[st + u]
             o_count[r] = sc[st + u]
