@@ -338,6 +338,29 @@ def test_cart_generator_is_cart_fit():
                     assert pre == list(zip(a[0].tolist(), a[1].tolist(), strict=True))
 
 
+def test_last_level_shortcut_changes_nothing():
+    """With unit costs a state whose children are leaves stops after its generator's
+    root test when that test has the fewest errors of any threshold split; explicit
+    unit costs turn the shortcut off: same fronts, same trees."""
+    rng = np.random.default_rng(1)
+    used = 0
+    for trial in range(12):
+        n = int(rng.integers(20, 200))
+        X = rng.normal(size=(n, 3))
+        if trial % 2:
+            X = np.round(X, 1)
+        y = (X[:, 0] + rng.normal(size=n) > 0).astype(int) + (X[:, 2] > 0.5) * (trial % 3 == 0)
+        for depth, K in ((2, 2), (3, 3)):
+            a = dpdt_fit(X, y, depth, cart_depth=K, exact_hull=True)
+            b = dpdt_fit(X, y, depth, cart_depth=K, exact_hull=True, feature_costs=np.ones(3))
+            cols = ["errors", "avg_tests", "n_nodes", "depth"]
+            assert a.front[cols].equals(b.front[cols])
+            assert all(a.tree(i).tests == b.tree(i).tests for i in range(len(a.front)))
+            used += a.stats["last_level_shortcuts"]
+            assert b.stats["last_level_shortcuts"] == 0
+    assert used > 0
+
+
 def test_pruning_path_is_nested_and_ends_in_a_leaf():
     X, y = cart_problem(3)
     path = cart_pruning_path(cart_fit(X, y, 5))

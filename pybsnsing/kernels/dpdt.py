@@ -403,6 +403,37 @@ def cart_tests(xt, codes, n_classes, ordm_in, max_depth, max_leaves, min_leaf, c
 
 
 @njit(cache=True)
+def min_error_split(xt, codes, n_classes, ordm):
+    """The fewest training errors (left + right majority errors) of any threshold split
+    of a state (every cut between two distinct values of every feature); -1 if none."""
+    p, n = ordm.shape
+    ct = np.zeros(n_classes, dtype=np.int64)
+    for i in range(n):
+        ct[codes[ordm[0, i]]] += 1
+    cl = np.zeros(n_classes, dtype=np.int64)
+    best = -1
+    for j in range(p):
+        xj = xt[j]
+        row = ordm[j]
+        cl[:] = 0
+        for i in range(n - 1):
+            cl[codes[row[i]]] += 1
+            if xj[row[i + 1]] > xj[row[i]]:
+                ml = 0
+                mr = 0
+                for c in range(n_classes):
+                    if cl[c] > ml:
+                        ml = cl[c]
+                    r = ct[c] - cl[c]
+                    if r > mr:
+                        mr = r
+                e = n - ml - mr
+                if best < 0 or e < best:
+                    best = e
+    return best
+
+
+@njit(cache=True)
 def threshold_children(xt, codes, n_classes, ordm, feats, thrs, rnd):
     """Left children (``x[feature] <= threshold``) of every test of a state.
 

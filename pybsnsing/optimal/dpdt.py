@@ -160,6 +160,7 @@ class _ThresholdSpace:
         self.xlx = K.xlogx_table(X.shape[0])
         self.mark = np.zeros(X.shape[0], dtype=np.uint8)
         self._argsort = argsort_rows
+        self.shortcuts = 0
 
     def root(self):
         return np.ascontiguousarray(self._argsort(self.xt), dtype=np.int32)
@@ -167,8 +168,24 @@ class _ThresholdSpace:
     def rows(self, state):
         return state[0]
 
-    def expand(self, state, depth, greedy):
+    def expand(self, state, depth, greedy, last=False):
         K = self.K
+        if last and not greedy:
+            # a state whose children are leaves keeps only its fewest-errors test (unit
+            # costs): when the first test of the generator (its greedy tree's root)
+            # already has the fewest errors of ANY threshold split, the rest of the
+            # generator's tree cannot beat it, nor precede it in test order
+            feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, 1, 0,
+                                       self.min_leaf, self.crit, self.xlx, self.mark)
+            if feats.shape[0]:
+                kk, cnt, h = K.threshold_children(self.xt, self.codes, self.C, state, feats,
+                                                  thrs, self.rnd)
+                tot = np.bincount(self.codes[state[0]], minlength=self.C)
+                err = int(kk[0] - cnt[0].max() + (state.shape[1] - kk[0])
+                          - (tot - cnt[0]).max())
+                if err == K.min_error_split(self.xt, self.codes, self.C, state):
+                    self.shortcuts += 1
+                    return feats, thrs, cnt, h, kk
         if greedy:
             feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, 1, 0, self.min_leaf,
                                        self.crit, self.xlx, self.mark)
@@ -210,7 +227,7 @@ class _BinarySpace:
     def rows(self, state):
         return state
 
-    def expand(self, state, depth, greedy):
+    def expand(self, state, depth, greedy, last=False):
         cnt, h = self.K.binary_children(self.Xb, state, self.codes, self.C, self.rnd)
         m = cnt.shape[0]
         feats = np.arange(m, dtype=np.int64)
@@ -292,7 +309,7 @@ class _RuleSpace:
             self._grow(rows[mask], yk[mask], depth - 1, out)
             self._grow(rows[~mask], yk[~mask], depth - 1, out)
 
-    def expand(self, state, depth, greedy):
+    def expand(self, state, depth, greedy, last=False):
         from ..rules import evaluate_rule, rule_variables
 
         ycode = self.codes[state]
@@ -433,7 +450,7 @@ class _Builder:
         self.greedy = False
         self.limit_reason: str | None = None
         self.cache_hits = 0
-        self._leaf_ids: dict[int, int] = {}
+        self.unit_costs = True
 
     # ---- limits
     def _check_limits(self) -> None:
@@ -485,7 +502,8 @@ class _Builder:
             return self._leaf_state(n, counts, depth)
         self._check_limits()
         self.expanded += 1
-        feats, thrs, cntL, hL, aux = self.space.expand(state, depth, self.greedy)
+        feats, thrs, cntL, hL, aux = self.space.expand(
+            state, depth, self.greedy, last=depth == self.D - 1 and self.unit_costs)
         kL = cntL.sum(axis=1)
         valid = (kL > 0) & (kL < n)
         # one test per distinct partition (first in generator order)
@@ -1182,6 +1200,7 @@ def dpdt_fit(
 
     deadline = None if time_limit is None else t0 + float(time_limit)
     b = _Builder(space, codes, C, max_depth, cost_of, max_states, deadline, on_limit)
+    b.unit_costs = costs is None
     counts = np.bincount(codes, minlength=C).astype(np.int64)
     from ..kernels import dpdt as K
 
@@ -1233,6 +1252,7 @@ def dpdt_fit(
         "terminal_states": int(b.terminal),
         "merged": int(b.cache_hits),
         "hull_vertices": int(ln),
+        "last_level_shortcuts": int(getattr(space, "shortcuts", 0)),
         "limit": b.limit_reason,
     }
     return DPDTResult(
