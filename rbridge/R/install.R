@@ -153,13 +153,10 @@ install_pybsnsing <- function(package = NULL, envname = "r-pybsnsing",
   version <- utils::tail(check, 1L)
   if (isTRUE(warmup)) {
     say("Compiling pybsnsing's kernels (once per installation; about half a minute) ...")
-    w <- suppressWarnings(system2(env_python, c("-c", shQuote(paste(
-      "import pybsnsing",
-      "w = getattr(pybsnsing, 'warmup', None)",
-      "w and w(optimal=False)", sep = "; "))), stdout = TRUE, stderr = TRUE))
-    if (!is.null(attr(w, "status"))) {
+    w <- .warmup_python(env_python)
+    if (!isTRUE(w)) {
       warning("pybsnsing's kernels could not be compiled ahead (the first fit will do it): ",
-              paste(utils::tail(w, 3L), collapse = " "), call. = FALSE)
+              w, call. = FALSE)
     }
   }
   writeLines(c(paste("pybsnsing", version), format(Sys.time())),
@@ -169,6 +166,17 @@ install_pybsnsing <- function(package = NULL, envname = "r-pybsnsing",
   say("pybsnsing ", version, " is installed in ", prefix, ".")
   .use_installed(env_python, say)
   invisible(env_python)
+}
+
+# Compile (or load) pybsnsing's kernels in `python` (pybsnsing.warmup(),
+# without the MurTree kernels, which R does not use): TRUE, or the error text.
+.warmup_python <- function(python) {
+  code <- paste("import pybsnsing",
+                "w = getattr(pybsnsing, 'warmup', None)",
+                "w and w(optimal=False)", sep = "; ")
+  out <- suppressWarnings(system2(python, c("-c", shQuote(code)), stdout = TRUE,
+                                  stderr = TRUE))
+  if (is.null(attr(out, "status"))) TRUE else paste(utils::tail(out, 3L), collapse = " ")
 }
 
 # The package to pip-install: the bundled wheel by default.

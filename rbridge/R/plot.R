@@ -435,7 +435,7 @@ plot.mbsnsing <- function(x, ...) plot.bsnsing(x, ...)
       i <- i[order(xs[i])]
       if (length(i) > 1L) {
         gap <- diff(xs[i])
-        need <- (w1[i][-1] + w1[i][-length(i)]) / 2 * 1.06
+        need <- (w1[i][-1] + w1[i][-length(i)]) / 2 * 1.15
         s <- min(s, gap / need)
       }
     }

@@ -164,3 +164,11 @@ test_that("predict(): Python warnings become R warnings; impute = TRUE", {
   p1 <- suppressWarnings(predict(bs, new, impute = TRUE))
   expect_true(all(p1 >= 0 & p1 <= 1))
 })
+
+test_that("install_pybsnsing()'s warm-up runs in a Python with pybsnsing", {
+  skip_if_no_pybsnsing()
+  # the Python of this session (its kernels are compiled already: quick);
+  # rbridge/tools/test-install.sh tests install_pybsnsing() itself
+  expect_true(pybsnsing:::.warmup_python(reticulate::py_config()$python))
+  expect_match(pybsnsing:::.warmup_python(file.path(R.home("bin"), "Rscript")), ".")
+})
