@@ -201,6 +201,20 @@ def main(argv: list[str] | None = None) -> int:
     enum_search(np.eye(8, dtype=np.uint8), np.arange(8) % 2, max_rules=4)  # JIT warm-up
     csv_rows: list[dict] = []
 
+    def save() -> None:
+        """Write what has been measured so far (each section adds to the files)."""
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        suffix = "" if args.only is None else f"_{args.only}"
+        keys: list[str] = []
+        for r in csv_rows:
+            keys += [k for k in r if k not in keys]
+        with open(f"{out}{suffix}.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=keys)
+            w.writeheader()
+            w.writerows(csv_rows)
+        Path(f"{out}{suffix}.txt").write_text("\n".join(lines) + "\n")
+
     if args.only in (None, "table4"):
         names = args.datasets or list(TABLE4)
         rows = []
@@ -216,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
                          if rt is not None else stt)
             else:
                 theta = "not run"
-            same = "yes" if r is not None and r.objval == e.objval else "NO"
+            same = "yes" if r is not None and r.objval == e.objval else (
+                "NO" if st == "optimal" else "-")
             row = [name, n, m, paper[2], f"{e.objval:.0f}", e.neval, f"{1e3 * te:.2f}",
                    fmt_obj(r, st), same, f"{wall:.1f}", f"{cpu:.1f}", theta, paper[3]]
             rows.append(row)
@@ -235,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                  f"{args.t4_limit:g} s)")
         lines += ["", title, text]
         print("\n" + title + "\n" + text, flush=True)
+        save()
 
     if args.only in (None, "table3"):
         B0, y0 = load_binary(args.t3_data, shared)
@@ -264,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
                  f"subsamples, node_size 1 (HiGHS limit {args.t3_limit:g} s)")
         lines += ["", title, text]
         print("\n" + title + "\n" + text, flush=True)
+        save()
 
     if args.only in (None, "trees"):
         for name, formula in (("kyphosis", "Kyphosis ~ ."), ("BreastCancer", "Class ~ .")):
@@ -271,17 +288,9 @@ def main(argv: list[str] | None = None) -> int:
             lines += ["", title, text]
             print("\n" + title + "\n" + text, flush=True)
             csv_rows += [dict(table="tree", data=name, **r) for r in recs]
+            save()
 
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    suffix = "" if args.only is None else f"_{args.only}"
-    with open(f"{out}{suffix}.csv", "w", newline="") as fh:
-        keys = sorted({k for r in csv_rows for k in r}, key=lambda k: list(csv_rows[0]).index(k)
-                      if k in csv_rows[0] else 99)
-        w = csv.DictWriter(fh, fieldnames=keys)
-        w.writeheader()
-        w.writerows(csv_rows)
-    Path(f"{out}{suffix}.txt").write_text("\n".join(lines) + "\n")
+    save()
     return 0
 
 
