@@ -445,7 +445,8 @@ def _build(B: np.ndarray, pos: np.ndarray, grp: np.ndarray, n1: int, n0: int, ma
 @dataclass
 class _Solution:
     x: np.ndarray | None
-    status: str
+    status: str  # the name of HiGHS's model status, e.g. "kOptimal", "kTimeLimit"
+    text: str  # HiGHS's wording of it
     objective: float
     bound: float
     seconds: float
@@ -485,13 +486,16 @@ def _solve_highs(mm: MipModel, time_limit: float, threads: int | None,
     h.passModel(lp)
     h.run()
     secs = time.perf_counter() - t0
-    status = h.modelStatusToString(h.getModelStatus())
+    ms = h.getModelStatus()
+    status = ms.name
+    text = h.modelStatusToString(ms)
     info = h.getInfo()
     x = None
     if int(info.primal_solution_status) == 2:  # kSolutionStatusFeasible
         x = np.asarray(h.getSolution().col_value, dtype=np.float64)
     bound = float(getattr(info, "mip_dual_bound", math.nan))
-    return _Solution(x=x, status=status, objective=float(info.objective_function_value),
+    return _Solution(x=x, status=status, text=text,
+                     objective=float(info.objective_function_value),
                      bound=bound, seconds=secs)
 
 
@@ -589,14 +593,14 @@ def mip_search(
     if mm.keep.shape[0] == 0 or n1 == 0 or n0 == 0:
         return none
     sol = _solve_highs(mm, time_limit, threads, verbose)
-    if sol.status == "Time limit reached":
+    if sol.status == "kTimeLimit":
         warnings.warn(
             f"HiGHS reached the time limit ({time_limit:g} s) before proving optimality; "
             f"the best rule found is used (objective {sol.objective:g}, bound {sol.bound:g})",
             ControlWarning, stacklevel=2)
-    elif sol.status not in ("Optimal", "Infeasible", "Objective bound",
-                            "Primal infeasible or unbounded"):
-        warnings.warn(f"HiGHS stopped with status {sol.status!r}", ControlWarning,
+    elif sol.status not in ("kOptimal", "kInfeasible", "kObjectiveBound",
+                            "kUnboundedOrInfeasible"):
+        warnings.warn(f"HiGHS stopped with status {sol.text!r}", ControlWarning,
                       stacklevel=2)
     if sol.x is None:
         return none
