@@ -206,9 +206,11 @@ def _object_class(col: pd.Series, var: str) -> str:
            for v in values):
         return "numeric"
     kinds = sorted({type(v).__name__ for v in values})
+    what = (f"holds values of the type {kinds[0]}" if len(kinds) == 1
+            else f"mixes values of the types {kinds}")
     raise DataError(
-        f"column {var!r} mixes values of the types {kinds}; convert it to a pandas "
-        "Categorical (or strings) or to numbers")
+        f"column {var!r} {what}; convert it to a pandas Categorical (or strings) or to "
+        "numbers")
 
 
 def column_class(col: pd.Series, var: str) -> str:

@@ -317,7 +317,8 @@ def _controls(rng: np.random.Generator, odd: bool) -> tuple[dict, list[str]]:
     # a generous search budget keeps the worst case (many questions, max_rules 10) short
     if "max_rules" in ctrl and isinstance(ctrl["max_rules"], int) and ctrl["max_rules"] > 4:
         ctrl["solver_timelimit"] = 2.0
-    if "verbose" in ctrl and ctrl["verbose"] not in (False, 0, 0.0):
+    if "verbose" in ctrl and (isinstance(ctrl["verbose"], np.ndarray)
+                              or ctrl["verbose"] not in (False, 0, 0.0)):
         ctrl.pop("verbose")  # the trace goes to stdout
     return ctrl, touched
 
@@ -421,6 +422,11 @@ def generate_case(seed: int, entry: str | None = None) -> Case:
     case.extra["response"] = yname
     case.extra["info"] = info
     case.extra["used"] = used
+    y_missing = np.asarray(pd.isna(data[yname]), dtype=bool)
+    for c in info:  # a bad value only in rows without a response is dropped with them
+        if c.bad == "infinite" and not np.isinf(
+                np.asarray(data[c.name], dtype=float)[~y_missing]).any():
+            c.bad = ""
     bad = [c for c in info if c.bad and c.name in used]
     if bad:
         case.must_fail = f"column {bad[0].name!r}: {bad[0].bad}"
