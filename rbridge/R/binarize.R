@@ -24,6 +24,12 @@ binarize <- function(x, y, target = stop("'target' (0 or 1) must be provided"),
   x <- .check_data(x, here, what = "x")
   force(target)
   control <- .control_arg(control, here)
+  dup <- unique(names(x)[duplicated(names(x))])
+  if (length(dup)) {
+    stop(simpleError(sprintf(paste("'x' has more than one column named %s; the question",
+                                   "names would be ambiguous: rename them (e.g. make.unique())"),
+                             paste0("'", dup, "'", collapse = ", ")), here))
+  }
   if (length(y) != nrow(x)) {
     stop(simpleError(sprintf("'y' has %d values but 'x' has %d rows", length(y), nrow(x)), here))
   }

@@ -81,6 +81,9 @@ test_that("bad controls through bsnsing(), controls = and binarize() are R error
                  "'control' must be a bscontrol\\(\\) object")
   bx <- binarize(kyphosis[, -1], y, target = 1)
   expect_r_error(bslearn(bx, y, control = list(max.rules = Inf)), "'max.rules'")
+  twice <- kyphosis[, c("Age", "Number", "Start")]
+  names(twice) <- c("Age", "Age", "Start")
+  expect_r_error(binarize(twice, y, target = 1), "more than one column named 'Age'")
 })
 
 test_that("Python's messages reach R in R's words", {
