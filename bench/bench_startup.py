@@ -128,13 +128,20 @@ def big():
 
     import pybsnsing.search as S
     # every chunk and Gram matrix counted in parallel, however small
-    driver = S._enum_packed
-    S._enum_packed = functools.partial(driver, tuning=S._EnumTuning(par_min_slots=1,
-                                                                   gram_par_work=0))
-    try:
-        pybsnsing.bsnsing(f, bc, max_rules=4)
-    finally:
-        S._enum_packed = driver
+    if hasattr(S, "_EnumTuning"):
+        driver = S._enum_packed
+        S._enum_packed = functools.partial(driver, tuning=S._EnumTuning(par_min_slots=1,
+                                                                       gram_par_work=0))
+        try:
+            pybsnsing.bsnsing(f, bc, max_rules=4)
+        finally:
+            S._enum_packed = driver
+    else:  # pybsnsing before the tuning argument (module globals)
+        S._PAR_MIN_SLOTS, S._GRAM_PAR_WORK = 1, 0
+        try:
+            pybsnsing.bsnsing(f, bc, max_rules=4)
+        finally:
+            S._PAR_MIN_SLOTS, S._GRAM_PAR_WORK = None, 1 << 27
 
 
 def mt_fit():
