@@ -161,7 +161,22 @@ def _read_name(s: str, text: str) -> tuple[str, bool, int]:
     end = m.end()
     if end < len(s) and s[end] == "(":  # a transform such as log(Age)
         end = _skip_parens(s, end, text)
+        _check_transform(s[:end], text)
     return s[:end], False, end
+
+
+@functools.lru_cache(maxsize=4096)
+def _check_transform(call: str, text: str) -> None:
+    """A call in a rule must be a transform of the fixed list (``log(Age)``): rule
+    texts are data, and nothing else may pass for a column (R would run it)."""
+    from .errors import PybsnsingError
+    from .formula import parse_expr
+
+    try:
+        parse_expr(call)
+    except PybsnsingError:
+        raise _bad(text, f"{call!r} is neither a column name nor a transform of "
+                         "pybsnsing.formula.FUNCTIONS") from None
 
 
 def parse_question(text: str) -> Question:

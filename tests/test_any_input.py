@@ -450,3 +450,27 @@ def test_predict_with_zero_rows_extra_and_reordered_columns():
         model.predict(df.to_numpy())
     with pytest.raises(PybsnsingError, match="type"):
         model.predict(df, type="probability")
+
+
+def test_rule_texts_are_data_too(tmp_path):
+    # a call in a rule must be a transform of the fixed list: nothing else passes for a
+    # column (R would run it when it re-evaluates the rule, and so would a model file)
+    with pytest.raises(PybsnsingError, match="neither a column name nor a transform"):
+        parse_question("system('touch x') > 1")
+    assert parse_question("log(Age) > 1").name == "log(Age)"
+    path, d = _saved(tmp_path)
+    d["nodes"][0]["split_rule"] = "__import__('os').system('true') > 1"
+    path.write_text(json.dumps(d))
+    with pytest.raises(ModelFileError, match="split rule"):
+        load_model(path)
+
+
+def test_the_r_helper_checks_formula_and_control_names_before_r_parses_them():
+    pytest.importorskip("rpy2")
+    from pybsnsing.r.bsnsing_r import run_r_bsnsing
+
+    df = _frame()
+    with pytest.raises(FormulaError):
+        run_r_bsnsing('y ~ x); system("true"); (1', df)
+    with pytest.raises(InvalidParameterError):
+        run_r_bsnsing("y ~ x", df, **{"x = system('true'), y": 1})

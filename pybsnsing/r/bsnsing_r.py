@@ -22,6 +22,7 @@ happen on first use.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -357,6 +358,15 @@ def run_r_bsnsing(formula: str, data: pd.DataFrame, **control: Any) -> RBsnsingF
         RuntimeError: R bsnsing is not available (the message says why).
     """
     require("r", "R bsnsing through rpy2", module="rpy2.robjects")
+    # a formula and control names are data: checked by pybsnsing's structural parser
+    # (names, operators and a fixed list of functions only) before R parses the code
+    from ..errors import InvalidParameterError
+    from ..formula import parse_formula
+
+    parse_formula(formula, [str(c) for c in data.columns])
+    bad = [k for k in control if not re.fullmatch(r"[A-Za-z][A-Za-z0-9._]*", str(k))]
+    if bad:
+        raise InvalidParameterError(f"invalid control parameter names {bad!r}")
     reason = r_bsnsing_unavailable_reason()
     if reason is not None:
         raise RuntimeError(reason)

@@ -258,6 +258,10 @@ def r_eval_questions(X: np.ndarray, names: Sequence[str], texts: Sequence[str]) 
         raise ValueError("names must have one entry per column of X")
     if not texts:
         return np.zeros((X.shape[0], 0), dtype=np.uint8)
+    from ..rules import parse_rule
+
+    for t in texts:  # question texts are data: only bsnsing's forms reach R's parser
+        parse_rule(t)
     h = _helpers()
     res = h.rx2("answers")(
         _to_r(np.asfortranarray(X)), ro.StrVector(list(names)), ro.StrVector(list(texts))
