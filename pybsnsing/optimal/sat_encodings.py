@@ -30,14 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from .._optional import EXTRAS, require
+from .._optional import require
 
 __all__ = ["SatNode", "encode_depth", "encode_partition", "pysat", "solve_depth",
            "AUTO_SWITCH_DEPTH", "SOLVERS"]
-
-# The extra is registered here (one line in pybsnsing/_optional.py would do the same).
-EXTRAS.setdefault("sat", ("pysat", "python-sat",
-                          "the SAT tree solvers (min_depth_tree, slim_improve)"))
 
 #: the paper's hybrid: DT_depth below this depth, DT_pb from it on (paper §6).
 AUTO_SWITCH_DEPTH = 10
