@@ -46,7 +46,7 @@ def warmup(optimal: bool = True, verbose: bool = False) -> dict[str, float]:
     dense and bit-packed inputs), its parallel kernels (used on large nodes), the
     native rpart replay of the external rules and, with ``optimal``, the MurTree
     solver. Takes seconds when the kernels are compiled for the first time (about
-    20 s of CPU for all of them on the project's 2-core machine; the cache then
+    30 s of CPU for all of them on the project's 2-core machine; the cache then
     lives next to the package or in numba's cache folder), well under a second when
     they are only loaded from the cache. ``pybsnsing warmup`` on the command line
     runs this.
