@@ -45,7 +45,7 @@ def check_extra_error(exc: BaseException, extra: str) -> None:
 
 
 def test_require_and_messages(monkeypatch):
-    assert set(EXTRAS) == {"plot", "sklearn", "progress", "r", "mip"}
+    assert {"plot", "sklearn", "progress", "r", "mip", "sat"} <= set(EXTRAS)
     hide(monkeypatch, "tqdm")
     assert not available("progress")
     with pytest.raises(PybsnsingImportError) as err:

@@ -729,6 +729,9 @@ class DPDTTreeModel(OptimalTreeModel):
 
 
 def _plot_tree(model: DPDTTreeModel, file, ax, fontsize, dpi):
+    from .._optional import require
+
+    require("plot", "DPDTTreeModel.plot (drawing a tree)")
     import matplotlib
 
     if ax is None:
@@ -959,6 +962,9 @@ class DPDTResult:
         With ``X, y`` the trees are scored on that data instead of the training data."""
         if metric not in ("accuracy", "errors"):
             raise ValueError("metric must be 'accuracy' or 'errors'")
+        from .._optional import require
+
+        require("plot", "DPDTResult.plot (drawing the front)")
         if ax is None:
             if file is not None:
                 from matplotlib.figure import Figure
