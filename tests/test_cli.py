@@ -336,3 +336,42 @@ def test_progress_auto_with_and_without_tqdm(iris_csv, tmp_path):
         out = run("fit", str(iris_csv), "--formula", "Species ~ .", cwd=tmp_path, hide=hide)
         assert out.returncode == 0, out.stderr
         assert "class trees" not in out.stderr
+
+
+def _run_on_a_terminal(argv: list[str], cwd: Path) -> tuple[int, str]:
+    """Run with standard error on a pseudo-terminal (100 columns); stdout discarded."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=slave, stdin=slave,
+                            cwd=cwd, env=ENV)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=600)
+    os.close(master)
+    return proc.returncode, b"".join(chunks).decode(errors="replace")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pseudo-terminal test")
+def test_progress_bar_on_a_terminal_for_long_fits(tmp_path):
+    pytest.importorskip("tqdm")
+    load_dataset("synthetic20k").iloc[:10000].to_csv(tmp_path / "s.csv", index=False)
+    argv = [sys.executable, "-m", "pybsnsing", "fit", "s.csv", "--formula", "y ~ .",
+            "--max-rules", "3"]
+    rc, err = _run_on_a_terminal(argv, tmp_path)  # a fit of several seconds
+    assert rc == 0, err
+    assert "growing the tree:" in err and " nodes" in err
+    rc, err = _run_on_a_terminal(argv + ["--quiet"], tmp_path)
+    assert rc == 0 and "growing the tree" not in err
