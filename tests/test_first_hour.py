@@ -66,7 +66,8 @@ class Env:
         self.pip_install(str(wheel))
 
     def pip_install(self, *args: str) -> None:
-        out = subprocess.run([str(self.python), "-m", "pip", "install", "-q",
+        # --no-compile: no .pyc for scipy & co. (a minute on a busy machine)
+        out = subprocess.run([str(self.python), "-m", "pip", "install", "-q", "--no-compile",
                               "--disable-pip-version-check", *args],
                              capture_output=True, text=True, env=self.env, timeout=900)
         assert out.returncode == 0, out.stdout + out.stderr
@@ -218,5 +219,6 @@ def test_with_the_user_extras(env):
     prog = env.py("import pybsnsing\nfrom pybsnsing.datasets import load_dataset\n"
                   "pybsnsing.bsnsing('Species ~ .', load_dataset('iris'), progress=True)\n")
     assert prog.returncode == 0 and "class trees" in prog.stderr
-    warm = env.cli("warmup", "--no-optimal")
-    assert warm.returncode == 0 and warm.stdout.startswith("pybsnsing warmup:")
+    # (pybsnsing warmup itself, which compiles every kernel, is tested by test_cli.py)
+    helped = env.cli("warmup", "--help")
+    assert helped.returncode == 0 and "compile" in helped.stdout
