@@ -29,6 +29,8 @@ import pandas as pd
 from .control import BsControl
 from .design import Design, design_for_newdata, design_from_dict, design_to_dict
 from .errors import ModelFileError, PybsnsingError, PybsnsingTypeError, PybsnsingValueError
+from .inspection import BinaryTreeAccessors, MultiTreeAccessors
+from .rformat import as_character
 from .rules import evaluate_rule
 from .tree import Node
 
@@ -53,17 +55,6 @@ def format_confusion_matrix(cm: pd.DataFrame) -> list[str]:
     for label, row in zip(row_labels, values, strict=True):
         lines.append(label.rjust(row_width) + "".join(" " + str(v).rjust(width) for v in row))
     return lines
-
-
-def _label_text(label: Any) -> str:
-    """A class label as R's paste would print it."""
-    if isinstance(label, (bool, np.bool_)):
-        return "TRUE" if label else "FALSE"
-    if isinstance(label, (float, np.floating)):
-        from .rformat import format_r
-
-        return format_r(float(label))
-    return str(label)
 
 
 class _ModelOutputs:
@@ -151,7 +142,7 @@ class BsnsingSummary:
 
 
 @dataclass
-class BsnsingModel(_ModelOutputs):
+class BsnsingModel(BinaryTreeAccessors, _ModelOutputs):
     """A fitted two-class bsnsing tree.
 
     Attributes:
@@ -197,8 +188,8 @@ class BsnsingModel(_ModelOutputs):
         if all(isinstance(v, (bool, np.bool_)) for v in self.ycode):
             # R's binarize.y writes this one as a fixed text
             return "Response coding: True ==> 1   False ==> 0"
-        return (f"Response coding: {_label_text(self.ycode[1])} ==> 1   "
-                f"{_label_text(self.ycode[0])} ==> 0")
+        return (f"Response coding: {as_character(self.ycode[1])} ==> 1   "
+                f"{as_character(self.ycode[0])} ==> 0")
 
     @property
     def n_train(self) -> int:
@@ -254,11 +245,20 @@ class BsnsingModel(_ModelOutputs):
                     X[miss, j] = fill
         return X
 
-    def leaf_of(self, X: np.ndarray, names: Sequence[str] | None = None) -> np.ndarray:
-        """The leaf number reached by each row of a design matrix ``X``.
+    def leaf_of(self, X: pd.DataFrame | np.ndarray, names: Sequence[str] | None = None,
+                impute: bool = False) -> np.ndarray:
+        """The leaf number reached by each row of ``X``: a DataFrame of the predictors
+        (as ``predict`` takes it) or a design matrix (columns ``names``, by default
+        ``design.names``). ``predict``, ``apply`` and ``decision_path`` route rows here.
 
-        A rule TRUE goes left; a missing value makes a question FALSE.
+        A rule TRUE goes left; a missing value makes a question FALSE (``impute=True``
+        fills a DataFrame's missing values with the training medians first).
         """
+        if isinstance(X, pd.DataFrame):
+            X = self._design_matrix(X, impute)
+        if names is None and self.design is None:
+            raise PybsnsingValueError(
+                "this model has no design information; pass the design column names")
         names = list(names if names is not None else self.design.names)
         X = np.asarray(X, dtype=np.float64) if not isinstance(X, np.ndarray) else X
         if X.ndim != 2 or X.shape[1] != len(names):
@@ -300,8 +300,7 @@ class BsnsingModel(_ModelOutputs):
             prob = self.fitted_prob.copy()
             codes = self.fitted_values.copy()
         else:
-            X = self._design_matrix(newdata, impute)
-            leaf = self.leaf_of(X)
+            leaf = self.leaf_of(newdata, impute=impute)
             by_number = {nd.number: nd for nd in self.nodes}
             prob = np.array([by_number[k].prob for k in leaf], dtype=np.float64)
             codes = np.array([by_number[k].node_class for k in leaf], dtype=np.int64)
@@ -355,7 +354,7 @@ class BsnsingModel(_ModelOutputs):
 
 
 @dataclass
-class MBsnsingModel(_ModelOutputs):
+class MBsnsingModel(MultiTreeAccessors, _ModelOutputs):
     """A multi-class bsnsing model: one tree per class against ``all.other``.
 
     Attributes:
@@ -454,7 +453,7 @@ class MBsnsingSummary:
 
     def __str__(self) -> str:
         m = self.model
-        levels = ", ".join(_label_text(v) for v in m.ylevels)
+        levels = ", ".join(as_character(v) for v in m.ylevels)
         return (f"There are {m.nclass} trees in bs, one for each class in [{levels}].\n"
                 "Use the command summary(bs[[1]]) to access details of the 1st tree, "
                 "for instance.")

@@ -40,18 +40,23 @@ import struct
 import warnings
 from collections.abc import Iterable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
 from .errors import PybsnsingValueError
+from .rnames import quote_string
 
 __all__ = [
     "NA_REAL",
     "R_BLANK",
+    "as_character",
+    "as_character_column",
     "format_r",
     "format_r_array",
     "is_r_blank",
     "r_atof",
+    "r_literal",
     "r_strtoc",
     "r_strtod",
 ]
@@ -214,6 +219,96 @@ def format_r_array(values: Iterable[float] | np.ndarray) -> list[str]:
     uniq, inv = np.unique(arr, return_inverse=True)
     texts = [format_r(v) for v in uniq.tolist()]
     return [texts[i] for i in inv.ravel().tolist()]
+
+
+# ---------------------------------------------------------------------------
+# as.character and R literals: the one place that writes values as R does
+# ---------------------------------------------------------------------------
+
+
+def as_character(value: Any, *, numbers_as_double: bool = False) -> str:
+    """R's ``as.character`` of one value (what ``paste`` writes, and what R's ``==``
+    compares a number with a string through).
+
+    Strings are themselves, booleans ``TRUE``/``FALSE``, doubles go through
+    :func:`format_r` (``1e+05``, ``0.1``, ``NaN``, ``Inf``) and integers are written
+    in full, as R writes an integer vector (``100000``).  ``numbers_as_double=True``
+    writes integers as doubles too (``1e+05``): a Python number in a column that R
+    sees as a double.  NumPy scalars count as the Python value they hold.
+
+    >>> [as_character(v) for v in ("a", True, 1e5, 100000, 0.5, float("nan"))]
+    ['a', 'TRUE', '1e+05', '100000', '0.5', 'NaN']
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return format_r(float(value)) if numbers_as_double else str(value)
+    if isinstance(value, float):
+        return format_r(value)
+    return str(value)
+
+
+def as_character_column(values: Any, *, numbers_as_double: bool = False) -> np.ndarray:
+    """R's ``as.character`` of a column: an object array with ``None`` for ``NA``.
+
+    A float column goes through :func:`format_r_array` (NaN counts as missing:
+    pandas cannot tell ``NA_real_`` from ``NaN``), a categorical column writes its
+    labels, any other column :func:`as_character` of each value.
+    """
+    import pandas as pd
+
+    ser = values if isinstance(values, pd.Series) else pd.Series(values)
+    out = np.empty(len(ser), dtype=object)
+    out[:] = None
+    mask = ser.isna().to_numpy()
+    if not mask.all():
+        present = ser[~mask]
+        if pd.api.types.is_float_dtype(present.dtype):
+            conv = format_r_array(present.to_numpy(dtype=np.float64))
+        elif isinstance(ser.dtype, pd.CategoricalDtype):
+            conv = [as_character(v) for v in present.astype(object)]
+        else:
+            conv = [as_character(v, numbers_as_double=numbers_as_double) for v in present]
+        out[~mask] = conv
+    return out
+
+
+def r_literal(value: Any) -> str:
+    """One Python scalar or list as R code: ``"a"``, ``3``, ``0.5``, ``TRUE``, ``NULL``,
+    ``NA`` (a NaN), ``Inf``, ``c(...)`` (``list(...)`` when an item is a list).
+
+    Numbers are written so that R reads them back as the same value (``repr``
+    without a trailing ``.0``: ``100000``, ``1e+16``); strings in double quotes
+    with R's escapes.  Anything else is written with ``str``.
+    """
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+        if not items:
+            return "c()"
+        head = "list(" if any(isinstance(v, (list, tuple)) for v in items) else "c("
+        return head + ", ".join(r_literal(v) for v in items) + ")"
+    if value is None:
+        return "NULL"
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NA"
+        if math.isinf(value):
+            return "Inf" if value > 0 else "-Inf"
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
+    if isinstance(value, str):
+        return quote_string(value, '"')
+    return str(value)
 
 
 # ---------------------------------------------------------------------------

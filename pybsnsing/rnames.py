@@ -119,9 +119,10 @@ def quote_name(name: str) -> str:
     return "`" + _escape(name, "`") + "`"
 
 
-def quote_string(text: str) -> str:
-    """A string as a single-quoted R literal (``'a'``; ``'`` and ``\\`` escaped)."""
-    return "'" + _escape(text, "'") + "'"
+def quote_string(text: str, quote: str = "'") -> str:
+    """A string as a quoted R literal (``'a'``; the quote and ``\\`` escaped, control
+    characters as R's escapes); ``quote='"'`` gives R's own deparse (``"a"``)."""
+    return quote + _escape(text, quote) + quote
 
 
 def read_quoted(text: str, start: int) -> tuple[str, int]:

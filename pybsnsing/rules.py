@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import PybsnsingKeyError, PybsnsingTypeError, PybsnsingValueError
-from .rformat import format_r, format_r_array, r_atof
+from .rformat import as_character, format_r, format_r_array, r_atof
 from .rnames import quote_name, quote_string, read_quoted
 
 __all__ = [
@@ -305,17 +305,6 @@ def _column_kind(col: Any) -> tuple[str, np.ndarray, np.ndarray | None]:
     return "str", arr, (np.asarray(miss, dtype=bool) if miss_any else None)
 
 
-def _label(v: Any) -> str:
-    """``as.character`` of one element of an object column."""
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool | np.bool_):
-        return "TRUE" if v else "FALSE"
-    if isinstance(v, int | float | np.integer | np.floating):
-        return format_r(float(v))
-    return str(v)
-
-
 def _as_character(kind: str, data: np.ndarray, missing: np.ndarray | None) -> np.ndarray:
     """R's ``as.character`` of a column (object array; missing entries are None)."""
     if kind == "num":
@@ -323,7 +312,9 @@ def _as_character(kind: str, data: np.ndarray, missing: np.ndarray | None) -> np
     elif kind == "lgl":
         out = np.where(data != 0, "TRUE", "FALSE").astype(object)
     else:
-        out = np.array([_label(v) for v in data.tolist()], dtype=object)
+        # the numbers of an object column are doubles to R
+        out = np.array([as_character(v, numbers_as_double=True) for v in data.tolist()],
+                       dtype=object)
     if missing is not None:
         out[missing] = None
     return out

@@ -78,7 +78,7 @@ from pandas.api.extensions import ExtensionArray
 
 from ..errors import PybsnsingKeyError, PybsnsingValueError
 from ..rcollate import r_sort
-from ..rformat import R_BLANK, format_r, r_strtoc, r_strtod
+from ..rformat import R_BLANK, as_character_column, r_strtoc, r_strtod
 from ..rnames import make_names, make_unique
 
 __all__ = [
@@ -258,24 +258,10 @@ _LONG_DOUBLE = np.finfo(np.longdouble).nmant > np.finfo(np.float64).nmant
 
 
 def r_as_character(values: Any) -> np.ndarray:
-    """Mirror R's ``as.character`` on a column; returns an object array (None = NA)."""
-    ser = values if isinstance(values, pd.Series) else pd.Series(values)
-    out = np.empty(len(ser), dtype=object)
-    out[:] = None
-    mask = ser.isna().to_numpy()
-    if isinstance(ser.dtype, pd.CategoricalDtype):
-        conv = [str(v) for v in ser[~mask]]
-    elif pd.api.types.is_bool_dtype(ser.dtype):
-        conv = ["TRUE" if bool(v) else "FALSE" for v in ser[~mask]]
-    elif pd.api.types.is_integer_dtype(ser.dtype):
-        conv = [str(int(v)) for v in ser[~mask]]
-    elif pd.api.types.is_float_dtype(ser.dtype):
-        # pandas cannot tell NA_real_ from NaN; both count as missing here.
-        conv = [format_r(float(v)) for v in ser[~mask]]
-    else:
-        conv = [str(v) for v in ser[~mask]]
-    out[~mask] = conv
-    return out
+    """Mirror R's ``as.character`` on a column; returns an object array (None = NA).
+
+    The same as :func:`pybsnsing.rformat.as_character_column`."""
+    return as_character_column(values)
 
 
 # ---------------------------------------------------------------- readers

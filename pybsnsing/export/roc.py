@@ -27,7 +27,6 @@ When only one class is present, R's loop returns 0 (nothing is ever added); so d
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import PybsnsingValueError
+from ..rformat import as_character
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -80,26 +80,6 @@ class RocResult:
         return int(self.order.shape[0])
 
 
-def _r_str(value: Any) -> str:
-    """``as.character`` of one label value, as R's ``==`` with a string coerces it."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (bool, np.bool_)):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        if math.isnan(v):
-            return "NaN"
-        if math.isinf(v):
-            return "Inf" if v > 0 else "-Inf"
-        if v.is_integer() and abs(v) < 1e15:
-            return str(int(v))
-        return f"{v:.15g}"
-    return str(value)
-
-
 def _as_label_array(labels: Any) -> np.ndarray:
     """Labels as a 1-D numpy array (categoricals become their label values)."""
     import pandas as pd
@@ -127,10 +107,9 @@ def _positive_mask(labels: np.ndarray, pos_label: Any) -> tuple[np.ndarray, Any]
     numeric_pos = isinstance(pos_label, (bool, int, float, np.bool_, np.integer, np.floating))
     if numeric_labels and numeric_pos:
         return np.asarray(labels == pos_label, dtype=bool), pos_label
-    target = _r_str(pos_label)
-    return np.fromiter((_r_str(v) == target for v in labels), dtype=bool, count=len(labels)), (
-        pos_label
-    )
+    target = as_character(pos_label)
+    hits = (as_character(v) == target for v in labels)
+    return np.fromiter(hits, dtype=bool, count=len(labels)), pos_label
 
 
 def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from ..errors import PybsnsingTypeError, PybsnsingValueError
+from ..rformat import as_character
 
 __all__ = ["ClassTrees", "NodeView", "Tree", "is_multiclass", "label_text",
            "node_number_text", "preorder", "prob1", "rule_lines", "select_trees"]
@@ -115,16 +116,8 @@ def prob1(n1: int, n0: int) -> float:
 
 
 def label_text(label: Any) -> str:
-    """A class label as R's ``paste`` prints it (numbers in R's format, TRUE/FALSE)."""
-    if isinstance(label, (bool, np.bool_)):
-        return "TRUE" if label else "FALSE"
-    if isinstance(label, (float, np.floating)):
-        from ..rformat import format_r
-
-        return format_r(float(label))
-    if isinstance(label, np.generic):
-        return str(label.item())
-    return str(label)
+    """A class label as R's ``paste`` prints it: :func:`pybsnsing.rformat.as_character`."""
+    return as_character(label)
 
 
 def node_number_text(number: int) -> str:

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .._optional import require
+from ..rformat import r_literal
 from .convert import model_from_r_parts, model_to_r_parts, pandas_to_r
 
 __all__ = [
@@ -327,15 +328,10 @@ def r_bsnsing_available() -> bool:
 
 
 def _r_literal(value: Any) -> str:
-    if isinstance(value, (bool, np.bool_)):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        return repr(float(value))
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    raise TypeError(f"cannot write {value!r} as an R literal")
+    """A control value as R code (:func:`pybsnsing.rformat.r_literal` of a scalar)."""
+    if not isinstance(value, (bool, int, float, str, np.bool_, np.integer, np.floating)):
+        raise TypeError(f"cannot write {value!r} as an R literal")
+    return r_literal(value)
 
 
 @dataclass

@@ -60,6 +60,7 @@ import numpy as np
 import pandas as pd
 
 from .._optional import require
+from ..rformat import as_character
 from ..tree import splittable
 
 __all__ = [
@@ -117,18 +118,6 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _label_text(value: Any) -> str:
-    """A category / label as R's ``as.character`` writes it."""
-    value = plain(value)
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, float):
-        from ..rformat import format_r
-
-        return format_r(value)
-    return str(value)
-
-
 def _levels_type(categories: pd.Index) -> str:
     """How to restore a category's type from R's character levels."""
     if len(categories) == 0 or pd.api.types.is_string_dtype(categories.dtype):
@@ -171,7 +160,7 @@ def column_to_parts(col: pd.Series) -> dict[str, Any]:
     if isinstance(dtype, pd.CategoricalDtype):
         cats = dtype.categories
         parts["levels_type"] = _levels_type(cats)
-        parts["levels"] = [_label_text(v) for v in cats]
+        parts["levels"] = [as_character(plain(v)) for v in cats]
         if len(set(parts["levels"])) != len(parts["levels"]):
             raise TypeError(f"column {name!r}: categories are not distinct as R levels")
         codes = col.cat.codes.to_numpy(dtype=np.int64) + 1  # 0 where missing
@@ -465,7 +454,7 @@ def _typed_values(values: Sequence[Any]) -> dict[str, Any]:
     if kind == "double":
         vals = [float(v) for v in vals]
     elif kind == "character":
-        vals = [_label_text(v) for v in vals]
+        vals = [as_character(plain(v)) for v in vals]
     return {"kind": kind, "values": vals}
 
 
@@ -530,8 +519,8 @@ def _binary_parts(model: Any) -> dict[str, Any]:
         "fitted.prob": np.asarray(model.fitted_prob, dtype=np.float64).tolist(),
         "confusion.matrix": {
             "counts": cm.to_numpy(dtype=np.int64).T.ravel().tolist(),  # column-major
-            "fitted": [_label_text(v) for v in cm.index],
-            "actual": [_label_text(v) for v in cm.columns],
+            "fitted": [as_character(plain(v)) for v in cm.index],
+            "actual": [as_character(plain(v)) for v in cm.columns],
         },
         "n.frac.splits": 0,
         "y.coding.scheme": str(model.coding_scheme),

@@ -24,6 +24,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ..rformat import r_literal
+
 __all__ = ["call_for_r", "r_literal", "r_message"]
 
 #: Python names of the control parameters and R's names for them.
@@ -53,32 +55,6 @@ _WORDS = {"True": "TRUE", "False": "FALSE", "None": "NULL", "nan": "NaN", "inf":
 _NAME_RE = re.compile(r"\b(" + "|".join(sorted(R_CONTROL_NAMES, key=len, reverse=True)) + r")\b")
 _WORD_RE = re.compile(r"(?<![\w.'\"])(-?)(True|False|None|nan|inf)(?![\w'\"])")
 _QUOTED_RE = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
-
-
-def r_literal(value: Any) -> str:
-    """One Python scalar or list as R code: ``"a"``, ``3``, ``TRUE``, ``NA``, ``c(...)``."""
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = list(value)
-        if not items:
-            return "c()"
-        head = "list(" if any(isinstance(v, (list, tuple)) for v in items) else "c("
-        return head + ", ".join(r_literal(v) for v in items) + ")"
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "TRUE" if value else "FALSE"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NA"
-        if math.isinf(value):
-            return "Inf" if value > 0 else "-Inf"
-        text = repr(value)
-        return text[:-2] if text.endswith(".0") else text
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return str(value)
 
 
 def _scalar(value: Any) -> bool:
