@@ -66,6 +66,7 @@ from sklearn.utils.validation import (  # noqa: E402
 )
 
 from .errors import DataError, PybsnsingError, PybsnsingValueError  # noqa: E402
+from .inspection import EstimatorAccessors  # noqa: E402
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _sk_validate_data
@@ -127,7 +128,7 @@ def _response_name(columns: list[str]) -> str:
     return name
 
 
-class BsnsingClassifier(ClassifierMixin, BaseEstimator):
+class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
     """bsnsing classification tree (R bsnsing 1.0.1) as a scikit-learn classifier.
 
     The parameters are those of :class:`pybsnsing.control.BsControl` (R's

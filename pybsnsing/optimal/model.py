@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import PybsnsingKeyError, PybsnsingValueError
+from ..inspection import OptimalTreeAccessors
 
 __all__ = ["OptimalTreeModel", "OptimalTreeNode"]
 
@@ -64,7 +65,7 @@ def _py(v: Any) -> Any:
 
 
 @dataclass
-class OptimalTreeModel:
+class OptimalTreeModel(OptimalTreeAccessors):
     """A classification tree found by the MurTree solver.
 
     Attributes:
