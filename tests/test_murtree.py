@@ -246,6 +246,30 @@ def test_brute_force(problem):
         n = len(y)
         target = min(e + sparse * n * k for k, (e, _) in enumerate(best))
         assert model.sparse_objective == pytest.approx(target, rel=1e-9, abs=1e-9)
+    # without the node tie-break: the same objective, never more nodes than the budget
+    loose = murtree_fit(X, y, max_depth=depth, max_num_nodes=max_nodes,
+                        sparse_coefficient=sparse, fewest_nodes=False)
+    check_tree(loose, X, y, depth, limit)
+    assert loose.optimal
+    if sparse == 0:
+        assert loose.objective == best[limit][0]
+    else:
+        assert loose.sparse_objective == pytest.approx(model.sparse_objective, rel=1e-6,
+                                                       abs=1e-6)
+
+
+@pytest.mark.parametrize("name, depth", [("mushroom", 4), ("segment", 5), ("anneal", 3)])
+def test_fewest_nodes_false_same_errors(name, depth):
+    """Errors only (pystreed's objective) gives the same misclassifications, fast on
+    zero-error data (the heuristic tree meets the bound at once)."""
+    X, y = load(name)
+    loose = murtree_fit(X, y, max_depth=depth, fewest_nodes=False)
+    check_tree(loose, X, y, depth)
+    assert loose.optimal
+    if depth <= 4:
+        assert loose.objective == murtree_fit(X, y, max_depth=depth).objective
+    else:
+        assert loose.objective == 0
 
 
 def test_sparse_objective_trades_nodes():
@@ -360,6 +384,7 @@ def test_degenerate_problems():
         ({"sparse_coefficient": float("nan")}, "sparse_coefficient"),
         ({"time_limit": 0}, "time_limit"),
         ({"time_limit": -5}, "time_limit"),
+        ({"fewest_nodes": "yes"}, "fewest_nodes"),
     ],
 )
 def test_bad_settings(kwargs, match):

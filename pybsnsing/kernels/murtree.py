@@ -329,6 +329,52 @@ def _leaf_mis(cnt):
     return tot - mx
 
 
+@njit(cache=True)
+def _cc_lb(cnt, n, A, B):
+    """Class-count lower bound of a subproblem with at most ``n`` feature nodes.
+
+    A tree with j feature nodes has j + 1 leaves, so the rows of all but j + 1
+    of the k classes present are misclassified: the bound is the minimum over
+    j <= n of ``A * (sum of the k - j - 1 smallest class counts) + B * j``.
+    """
+    C = cnt.shape[0]
+    if C == 2:
+        a = cnt[0]
+        b = cnt[1]
+        if a == 0 or b == 0:
+            return np.int64(0)
+        lo = a if a < b else b
+        v = A * lo
+        if n >= 1 and B < v:
+            v = B
+        return v
+    srt = np.empty(C, dtype=np.int64)
+    k = 0
+    for c in range(C):
+        x = cnt[c]
+        if x > 0:
+            i = k
+            while i > 0 and srt[i - 1] > x:
+                srt[i] = srt[i - 1]
+                i -= 1
+            srt[i] = x
+            k += 1
+    if k <= 1:
+        return np.int64(0)
+    err = np.int64(0)
+    for i in range(k - 1):
+        err += srt[i]
+    best = A * err  # j = 0: a leaf
+    j = np.int64(1)
+    while j <= n and j <= k - 1:
+        err -= srt[k - 1 - j]
+        v = A * err + B * j
+        if v < best:
+            best = v
+        j += 1
+    return best
+
+
 # ---------------------------------------------------------------------------
 # frequency counters (per-class Gram matrices) and the depth-two solver
 # ---------------------------------------------------------------------------
@@ -762,12 +808,59 @@ def _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, size):
 
 
 @njit(cache=True)
-def _child_lb(store, cnts, hs, level, side, d, n, A):
+def _child_lb(store, cnts, hs, level, side, d, n, A, B):
     d, n = _norm(d, n)
-    lm = _leaf_mis(cnts[level, side])
+    cnt = cnts[level, side]
+    lm = _leaf_mis(cnt)
     if d == 0 or lm == 0:
         return A * lm
-    return _cache_lb(store, hs[level, side, 0], hs[level, side, 1], d, n)
+    lb = _cache_lb(store, hs[level, side, 0], hs[level, side, 1], d, n)
+    cc = _cc_lb(cnt, n, A, B)
+    return cc if cc > lb else lb
+
+
+@njit(cache=True)
+def _node_cap(lb, ub, A, B, n):
+    """Most feature nodes a tree of cost <= ub can have (n when no tighter).
+
+    A tree of cost ``A * e + B * j <= ub`` with ``e >= e_lb`` errors has
+    ``j <= (ub - A * e_lb) / B``; ``e_lb = lb // A`` holds when ``B * n < A``
+    (then the node term never reaches a unit of A), else ``e_lb = 0``.
+    """
+    if B <= 0:
+        return n
+    elb = lb // A if B * n < A else np.int64(0)
+    cap = (ub - A * elb) // B
+    return cap if cap < n else n
+
+
+@njit(cache=True)
+def _solve_d2(dat, buf, ctx, store, meta, A, B, level, side, d, n, ub):
+    """The depth-two solver on subproblem (level, side): budgets d <= 2 (normalised)."""
+    _1 = np.int64(1)
+    _2 = np.int64(2)
+    _3 = np.int64(3)
+    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
+    cnt = cnts[level, side]
+    h1 = hs[level, side, 0]
+    h2 = hs[level, side, 1]
+    P, M, has_m, mF, l2g = _counters(dat, buf, ctx, meta, level, side)
+    rowbuf = ctx[17]
+    diag = ctx[18]
+    out = np.empty((3, 5), dtype=np.int64)
+    _d2_solve(P, M, has_m, cnt, mF, l2g, A, B, out, rowbuf, diag)
+    meta[M_NTERM] += 1
+    _cache_put(store, meta, h1, h2, _1, _1, out[0, 0], out[0, 0], out[0, 1], out[0, 2],
+               out[0, 3])
+    _cache_put(store, meta, h1, h2, _2, _2, out[1, 0], out[1, 0], out[1, 1], out[1, 2],
+               out[1, 3])
+    _cache_put(store, meta, h1, h2, _2, _3, out[2, 0], out[2, 0], out[2, 1], out[2, 2],
+               out[2, 3])
+    _sim_push(simm, simh, simv, simnext, level, masks[level, side], h1, h2)
+    b = 0 if d == 1 else (1 if n == 2 else 2)
+    if out[b, 0] <= ub:
+        return 1, out[b, 0], out[b, 1], out[b, 2], out[b, 3]
+    return 0, out[b, 0], out[b, 1], out[b, 2], out[b, 3]
 
 
 @njit(cache=True)
@@ -777,14 +870,18 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     Returns (status, cost, feature, nl, nr): status 1 = found (cost is the
     optimum, feature -1 = leaf), 0 = no tree with cost <= ub (cost is a lower
     bound > ub), -1 = out of time.
+
+    Node cap: a tree of cost <= ub has at most ``_node_cap`` feature nodes (for
+    example, once a zero-error tree with k nodes is known only trees with fewer
+    than k nodes are sought), so the search runs on the budgets (d', n') =
+    normalised (d, cap) and tightens the cap as better trees are found; the
+    answer is the answer for (d, n) as well.
     """
     # int64 constants for the helpers' arguments: literal ints would compile every helper
     # once per distinct literal (numba types a literal argument as its own type)
     _M1 = np.int64(-1)
     _Z = np.int64(0)
     _1 = np.int64(1)
-    _2 = np.int64(2)
-    _3 = np.int64(3)
     Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
     masks, cnts, hs, simm, simh, simv, simnext, feats = buf
     d, n = _norm(d, n)
@@ -805,6 +902,9 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     if _tick(meta, deadline):
         return -1, 0, -1, 0, 0
     mask = masks[level, side]
+    cc = _cc_lb(cnt, n, A, B)
+    if cc > lb:
+        lb = cc
     lb0 = lb
     lb = _sim_lb(simm, simh, simv, store, level, mask, d, n, A, lb)
     if lb >= leaf:
@@ -815,27 +915,35 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     if lb > ub:
         if lb > lb0:
             meta[M_NSIM] += 1
-            _cache_put(store, meta, h1, h2, d, n, lb, _M1, _M1, _Z, _Z)
+        _cache_put(store, meta, h1, h2, d, n, lb, _M1, _M1, _Z, _Z)
         return 0, lb, -1, 0, 0
 
     if d <= 2:
-        P, M, has_m, mF, l2g = _counters(dat, buf, ctx, meta, level, side)
-        (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-         l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
-        out = np.empty((3, 5), dtype=np.int64)
-        _d2_solve(P, M, has_m, cnt, mF, l2g, A, B, out, rowbuf, diag)
-        meta[M_NTERM] += 1
-        _cache_put(store, meta, h1, h2, _1, _1, out[0, 0], out[0, 0], out[0, 1], out[0, 2],
-                   out[0, 3])
-        _cache_put(store, meta, h1, h2, _2, _2, out[1, 0], out[1, 0], out[1, 1], out[1, 2],
-                   out[1, 3])
-        _cache_put(store, meta, h1, h2, _2, _3, out[2, 0], out[2, 0], out[2, 1], out[2, 2],
-                   out[2, 3])
-        _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
-        b = 0 if d == 1 else (1 if n == 2 else 2)
-        if out[b, 0] <= ub:
-            return 1, out[b, 0], out[b, 1], out[b, 2], out[b, 3]
-        return 0, out[b, 0], out[b, 1], out[b, 2], out[b, 3]
+        return _solve_d2(dat, buf, ctx, store, meta, A, B, level, side, d, n, ub)
+
+    # node cap from the upper bound
+    d0 = d
+    n0 = n
+    ub0 = ub
+    cap = _node_cap(lb, ub, A, B, n)
+    if cap < n:
+        if cap < 1:  # a split costs more than ub: the leaf or nothing
+            if leaf <= ub:
+                _cache_put(store, meta, h1, h2, d0, n0, leaf, leaf, _M1, _Z, _Z)
+                return 1, leaf, -1, 0, 0
+            nlb = max(lb, ub0 + 1)
+            _cache_put(store, meta, h1, h2, d0, n0, nlb, _M1, _M1, _Z, _Z)
+            return 0, nlb, -1, 0, 0
+        d, n = _norm(d, cap)
+        if d <= 2:
+            st, v, f, nl, nr = _solve_d2(dat, buf, ctx, store, meta, A, B, level, side, d, n,
+                                         ub)
+            if st == 1:
+                _cache_put(store, meta, h1, h2, d0, n0, v, v, f, nl, nr)
+                return st, v, f, nl, nr
+            nlb = max(lb, ub0 + 1)
+            _cache_put(store, meta, h1, h2, d0, n0, nlb, _M1, _M1, _Z, _Z)
+            return 0, nlb, -1, 0, 0
 
     # ---- general case ----
     (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
@@ -878,16 +986,19 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     if leaf <= ub:
         best = leaf
         ub = leaf - 1
+        cap = _node_cap(lb, ub, A, B, n)
+        if cap < n:
+            n = cap
     refined = INF
     half = (np.int64(1) << (d - 1)) - 1
-    lo = max(np.int64(0), n - 1 - half)
-    hi = min(half, n - 1)
     c0 = cnts[level + 1, 0]
     c1 = cnts[level + 1, 1]
     timed_out = False
     for k in range(nF):
-        if best <= lb:
+        if best <= lb or n < 1:
             break
+        lo = max(np.int64(0), n - 1 - half)
+        hi = min(half, n - 1)
         ff = fl[k]
         a1, a2, b1, b2 = _split_children(mask, Xb[ff], masks[level + 1, 0], masks[level + 1, 1],
                                          cws, salt, c0, c1)
@@ -901,10 +1012,11 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
         lmL = _leaf_mis(c0)
         lmR = _leaf_mis(c1)
         first = 0 if lmL >= lmR else 1
+        nn = n
         for nL in range(lo, hi + 1):
-            nR = n - 1 - nL
-            lbL = _child_lb(store, cnts, hs, level + 1, _Z, d - 1, nL, A)
-            lbR = _child_lb(store, cnts, hs, level + 1, _1, d - 1, nR, A)
+            nR = nn - 1 - nL
+            lbL = _child_lb(store, cnts, hs, level + 1, _Z, d - 1, nL, A, B)
+            lbR = _child_lb(store, cnts, hs, level + 1, _1, d - 1, nR, A, B)
             if lbL + lbR + B > ub:
                 if lbL + lbR + B < refined:
                     refined = lbL + lbR + B
@@ -941,6 +1053,9 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
             bnl = nL
             bnr = nR
             ub = total - 1
+            cap = _node_cap(lb, ub, A, B, n)
+            if cap < n:
+                n = cap  # the next features search smaller budgets
             if level == 0:
                 meta[M_RB_COST] = best
                 meta[M_RB_F] = bf
@@ -958,13 +1073,17 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     if timed_out:
         return -1, best, bf, bnl, bnr
     if best < INF:
-        _cache_put(store, meta, h1, h2, d, n, best, best, bf, bnl, bnr)
+        _cache_put(store, meta, h1, h2, d0, n0, best, best, bf, bnl, bnr)
         _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
         return 1, best, bf, bnl, bnr
     newlb = min(refined, leaf)
     if lb > newlb:
         newlb = lb
-    _cache_put(store, meta, h1, h2, d, n, newlb, _M1, _M1, _Z, _Z)
+    if n0 != n or d0 != d:
+        # refined bounds hold for the capped budgets; (d0, n0) only gets ub0 + 1
+        _cache_put(store, meta, h1, h2, d, n, newlb, _M1, _M1, _Z, _Z)
+        newlb = max(lb, ub0 + 1)
+    _cache_put(store, meta, h1, h2, d0, n0, newlb, _M1, _M1, _Z, _Z)
     _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
     return 0, newlb, -1, 0, 0
 

@@ -173,7 +173,8 @@ def search(
         greedy = _Tree()
         build_greedy(greedy, 0, 0, d, n)
         ub = greedy.cost(A, B)
-        while True:
+        root_lb = int(_k._cc_lb(st.counts(0, 0), np.int64(n), np.int64(A), np.int64(B)))
+        while ub > root_lb:  # else the heuristic tree meets the class-count bound
             meta[_k.M_CHECK] = 1
             r = st.solve(0, 0, d, n, ub, A, B, deadline)
             meta[_k.M_CHECK] = 0
@@ -182,8 +183,12 @@ def search(
                 resizes += 1
                 continue
             break
+        else:
+            r = (2,)
         meta[_k.M_TIMEOUT] = 0
-        if r[0] > 0:
+        if r[0] == 2:
+            tree = greedy
+        elif r[0] > 0:
             build_optimal(tree, 0, 0, d, n)
         else:  # out of time: the best complete root decision so far, or the heuristic
             optimal = False

@@ -100,7 +100,9 @@ def _check_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
     return value
 
 
-def cost_weights(n: int, depth: int, sparse_coefficient: float) -> tuple[int, int, int]:
+def cost_weights(
+    n: int, depth: int, sparse_coefficient: float, fewest_nodes: bool = True
+) -> tuple[int, int, int]:
     """Integer weights (A, B, s) of the search cost ``A * errors + B * nodes``.
 
     ``nodes < 2**s``. Without a sparse penalty ``A = 2**s, B = 1``: fewest
@@ -108,8 +110,15 @@ def cost_weights(n: int, depth: int, sparse_coefficient: float) -> tuple[int, in
     per-node penalty ``lam * n`` (in errors) is represented as ``P / K`` with
     ``K = 2**k`` (k <= 30; error below 2**-31 per node) and ``A = K * 2**s``,
     ``B = P * 2**s + 1``: the sparse objective first, then fewest nodes.
+    ``fewest_nodes=False`` drops the tie-break: ``A = 1, B = 0`` (errors only)
+    and ``A = K, B = P`` (the sparse objective only); ``s = 0``.
     """
     s = max(1, depth)
+    if not fewest_nodes:
+        if sparse_coefficient <= 0:
+            return 1, 0, 0
+        A, B, s = cost_weights(n, depth, sparse_coefficient, True)
+        return A >> s, (B - 1) >> s, 0
     if sparse_coefficient <= 0:
         return 1 << s, 1, s
     penalty = min(sparse_coefficient * n, n + 1.0)  # beyond n + 1 a leaf wins anyway
@@ -128,6 +137,7 @@ def murtree_fit(
     max_num_nodes: int | None = None,
     sparse_coefficient: float = 0.0,
     time_limit: float | None = 600,
+    fewest_nodes: bool = True,
 ) -> OptimalTreeModel:
     """Fit an optimal classification tree on binary features with MurTree.
 
@@ -152,6 +162,15 @@ def murtree_fit(
         time_limit: seconds (None = no limit). When the limit stops the search
             the best tree found so far is returned with ``optimal = False``
             (at worst the optimal tree of depth <= 2).
+        fewest_nodes: among the optimal trees return one with the fewest
+            feature nodes (default). This needs a proof that no smaller tree is
+            as good, which can cost far more than the optimum itself when many
+            trees tie (for example when zero-error trees exist: mushroom at
+            depth 5). ``False`` minimises the objective alone and stops at the
+            first optimal tree found, as MurTree's and STreeD's (pystreed)
+            default objective does; the misclassifications (and the sparse
+            objective) are the same, the tree may have more nodes (never a
+            split whose children are no better than a leaf).
 
     Returns:
         The fitted :class:`~pybsnsing.optimal.model.OptimalTreeModel`.
@@ -194,8 +213,10 @@ def murtree_fit(
     classes, codes = _encode_y(y, n)
     C = len(classes)
 
+    if not isinstance(fewest_nodes, bool | np.bool_):
+        raise PybsnsingValueError(f"fewest_nodes must be True or False, not {fewest_nodes!r}")
     d_eff, n_eff = _engine.normalise(max_depth, n_nodes)
-    A, B, s = cost_weights(n, d_eff, sparse_coefficient)
+    A, B, s = cost_weights(n, d_eff, sparse_coefficient, bool(fewest_nodes))
     packed = _engine.pack(X, codes, C)
     res = _engine.search(packed, d_eff, n_eff, A, B, time_limit)
 
