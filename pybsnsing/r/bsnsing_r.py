@@ -45,123 +45,56 @@ __all__ = [
     "run_r_bsnsing",
 ]
 
-#: R code that builds an R bsnsing object from the parts of
-#: :func:`pybsnsing.r.convert.model_to_r_parts` (the R package in rbridge/
-#: builds the same structure in R/model.R).
-_BUILD_R = r"""
-function(p) {
-  typed <- function(tv) {
-    v <- unlist(tv$values)
-    switch(tv$kind, logical = as.logical(v), integer = as.integer(v),
-           double = as.numeric(v), as.character(v))
-  }
-  the_call <- function(text) {
-    if (is.null(text) || !nzchar(text)) return(NULL)
-    tryCatch(str2lang(text), error = function(e) text)
-  }
-  one_tree <- function(t, call) {
-    nodes <- lapply(t[["tree.nodes"]], function(nd) list(
-      node.number = as.numeric(nd[["node.number"]]),
-      node.parent = as.numeric(nd[["node.parent"]]),
-      node.lchild = as.numeric(nd[["node.lchild"]]),
-      node.rchild = as.numeric(nd[["node.rchild"]]),
-      node.class = as.integer(nd[["node.class"]]),
-      node.prop = as.numeric(nd[["node.prop"]]),
-      node.nobs = as.integer(nd[["node.nobs"]]),
-      node.n1 = as.integer(nd[["node.n1"]]),
-      node.n0 = as.integer(nd[["node.n0"]]),
-      node.prob = as.numeric(nd[["node.prob"]]),
-      node.obs = as.integer(unlist(nd[["node.obs"]])),
-      node.split.rule = as.character(nd[["node.split.rule"]]),
-      node.split.target = as.integer(nd[["node.split.target"]])))
-    class(nodes) <- "treelist"
-    n <- length(unlist(t[["fitted.values"]]))
-    cm <- t[["confusion.matrix"]]
-    tab <- as.table(matrix(as.integer(unlist(cm$counts)), nrow = length(unlist(cm$fitted)),
-                           dimnames = list(fitted = as.character(unlist(cm$fitted)),
-                                           actual = as.character(unlist(cm$actual)))))
-    obj <- list(tree.nodes = nodes,
-                fitted.values = stats::setNames(as.integer(unlist(t[["fitted.values"]])),
-                                                seq_len(n)),
-                fitted.prob = stats::setNames(as.numeric(unlist(t[["fitted.prob"]])),
-                                              seq_len(n)),
-                confusion.matrix = tab,
-                n.frac.splits = 0,
-                y.coding.scheme = as.character(t[["y.coding.scheme"]]),
-                ycode = typed(t[["ycode"]]),
-                call = call)
-    extras <- t[c("print.text", "summary.text", "accuracy", "nleaves", "nsplits",
-                  "node.size", "control", "design.json", "formula")]
-    attr(obj, "pybsnsing") <- extras[!vapply(extras, is.null, logical(1))]
-    class(obj) <- "bsnsing"
-    obj
-  }
-  call <- the_call(p[["call"]])
-  if (identical(p[["class"]], "mbsnsing")) {
-    res <- lapply(p[["trees"]], one_tree, call = call)
-    ylevels <- typed(p[["ylevels"]])
-    if (is.character(ylevels)) ylevels <- factor(ylevels, levels = ylevels)
-    res$call <- call
-    res$nclass <- as.integer(p[["nclass"]])
-    res$ylevels <- ylevels
-    res$yprior <- structure(array(as.numeric(unlist(p[["yprior"]])), dim = length(ylevels),
-                                  dimnames = list(y = as.character(ylevels))),
-                            class = "table")
-    attr(res, "pybsnsing") <- list(formula = p[["formula"]])
-    class(res) <- "mbsnsing"
-    return(res)
-  }
-  one_tree(p, call)
-}
-"""
-
-#: R code that flattens an R bsnsing / mbsnsing object into plain lists
-#: (the language object ``call`` and the ``terms`` become text).
-_FLATTEN_R = r"""
-function(x) {
-  deparse1 <- function(e) paste(deparse(e, width.cutoff = 500L), collapse = " ")
-  formula_text <- function(t) {
-    extra <- attr(t, "pybsnsing")
-    if (!is.null(extra$formula)) return(as.character(extra$formula))
-    if (!is.null(t$terms)) return(deparse1(stats::formula(t$terms)))
-    if (is.call(t$call) && !is.null(t$call$formula)) return(deparse1(t$call$formula))
-    NULL
-  }
-  typed <- function(v) {
-    kind <- if (is.logical(v)) "logical" else if (is.integer(v)) "integer" else
-      if (is.numeric(v)) "double" else "character"
-    list(kind = kind, values = if (kind == "character") as.character(v) else v)
-  }
-  one_tree <- function(t) {
-    nodes <- lapply(t$tree.nodes, function(nd) {
-      nd <- unclass(nd)
-      nd$node.obs <- as.integer(nd$node.obs)
-      nd
-    })
-    extra <- attr(t, "pybsnsing")
-    out <- list(class = "bsnsing", tree.nodes = nodes, ycode = typed(t$ycode),
-                call = if (is.null(t$call)) NULL else deparse1(t$call),
-                formula = formula_text(t))
-    for (k in c("node.size", "design.json")) if (!is.null(extra[[k]])) out[[k]] <- extra[[k]]
-    if (!is.null(extra$control)) out$control <- lapply(extra$control, function(v) v)
-    out
-  }
-  if (inherits(x, "mbsnsing")) {
-    k <- as.integer(x$nclass)
-    ylevels <- x$ylevels
-    return(list(class = "mbsnsing", trees = lapply(seq_len(k), function(i) one_tree(x[[i]])),
-                nclass = k,
-                ylevels = typed(if (is.factor(ylevels)) as.character(ylevels) else ylevels),
-                yprior = ifelse(is.na(as.numeric(x$yprior)), 0, as.numeric(x$yprior)),
-                call = if (is.null(x$call)) NULL else deparse1(x$call),
-                formula = formula_text(x)))
-  }
-  if (!inherits(x, "bsnsing")) stop("not a bsnsing or mbsnsing object")
-  one_tree(x)
-}
-"""
-
 _CACHE: dict[str, Any] = {}
+
+#: The R code that builds R bsnsing objects from pybsnsing's parts and flattens them
+#: back is the R package's (rbridge/R/convert.R); the wheel carries it as
+#: pybsnsing/r/convert.R.  These two functions adapt it to rpy2: the call arrives as
+#: text, and an object made by R bsnsing gives its formula through terms or call.
+_RPY2_GLUE = r"""
+.rpy2_build <- function(p) {
+  text <- p[["call"]]
+  call <- if (is.null(text) || !nzchar(text)) NULL else
+    tryCatch(str2lang(text), error = function(e) text)
+  .model_from_parts(p, call)
+}
+.rpy2_flatten <- function(x) .r_parts(x, formula_fallback = TRUE)
+"""
+
+
+def convert_r_source() -> str:
+    """The text of the R package's ``R/convert.R`` (R bsnsing objects <-> parts).
+
+    Read from the installed package (``pybsnsing/r/convert.R``, put in the wheel from
+    ``rbridge/R/convert.R``) or, in a source checkout, from ``rbridge/R/convert.R``.
+    """
+    from importlib import resources
+    from pathlib import Path
+
+    packaged = resources.files("pybsnsing.r").joinpath("convert.R")
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    checkout = Path(__file__).resolve().parents[2] / "rbridge" / "R" / "convert.R"
+    if checkout.is_file():
+        return checkout.read_text(encoding="utf-8")
+    raise RuntimeError("pybsnsing/r/convert.R is missing from the installed package "
+                       "(reinstall pybsnsing)")
+
+
+def _convert_env() -> Any:
+    """An R environment with rbridge/R/convert.R and the rpy2 glue evaluated in it."""
+    if "convert_env" not in _CACHE:
+        require("r", "R through rpy2", module="rpy2.robjects")
+        import rpy2.rinterface as ri
+        import rpy2.robjects  # noqa: F401  (starts the embedded R)
+
+        env = ri.baseenv["new.env"]()
+        load = ri.evalr("function(code, env) { eval(parse(text = code, keep.source = FALSE), "
+                        "envir = env); invisible(NULL) }")
+        load(ri.StrSexpVector([convert_r_source()]), env)
+        load(ri.StrSexpVector([_RPY2_GLUE]), env)
+        _CACHE["convert_env"] = env
+    return _CACHE["convert_env"]
 
 
 def _r_function(key: str, source: str) -> Any:
@@ -252,23 +185,25 @@ def model_to_r(model: Any) -> Any:
     (``library(pybsnsing)``) or R bsnsing; :func:`model_from_r` reads it back.
     """
     parts = model_to_r_parts(model)
-    return _r_function("build", _BUILD_R)(_plain_to_r(parts))
+    return _convert_env()[".rpy2_build"](_plain_to_r(parts))
 
 
 def r_object_to_parts(robj: Any) -> dict[str, Any]:
     """The fields of an R bsnsing / mbsnsing object as plain Python objects."""
-    flat = _r_function("flatten", _FLATTEN_R)(robj)
+    flat = _convert_env()[".rpy2_flatten"](robj)
     parts = _r_to_plain(flat)
     return _unwrap(parts)
 
 
 def _unwrap(value: Any) -> Any:
-    """Length-1 lists of scalars (R's scalars) as scalars, recursively (not node.obs)."""
+    """Length-1 lists of scalars (R's scalars) as scalars, recursively; node.obs, values
+    and yprior stay lists (of scalars: R's ``as.list`` of a vector is flattened)."""
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
             if k in ("node.obs", "values", "yprior"):
-                out[k] = v if isinstance(v, list) else [v]
+                items = v if isinstance(v, list) else [v]
+                out[k] = [x[0] if isinstance(x, list) and len(x) == 1 else x for x in items]
             else:
                 out[k] = _unwrap(v)
         return out

@@ -170,17 +170,30 @@
 .as_r_model <- function(model, call, y = NULL, terms = NULL) {
   parts <- reticulate::py_to_r(.pycall(.py_convert()$model_to_r_parts, model,
                                        call = sys.call(-1L)))
+  .model_from_parts(parts, call, model = model, y = y, terms = terms)
+}
+
+# The R bsnsing / mbsnsing object of the parts of pybsnsing.r.convert.model_to_r_parts().
+# `model` (the Python model, attached as attribute "py_model"), `y` and `terms` are
+# NULL when pybsnsing builds the object through rpy2 (pybsnsing.r.bsnsing_r reads this
+# file): character ylevels then become a factor in their own order.
+.model_from_parts <- function(parts, call, model = NULL, y = NULL, terms = NULL) {
   if (!identical(parts[["class"]], "mbsnsing")) {
     contrasts <- if (is.null(y)) NULL else .safe_contrasts(y)
     return(.tree_from_parts(parts, call, model, terms, contrasts))
   }
   ylevels <- .typed(parts$ylevels)
-  if (is.factor(y)) ylevels <- factor(as.character(ylevels), levels = levels(y))
-  trees <- reticulate::py_get_attr(model, "trees")
+  if (is.factor(y)) {
+    ylevels <- factor(as.character(ylevels), levels = levels(y))
+  } else if (is.null(y) && is.character(ylevels)) {
+    ylevels <- factor(ylevels, levels = ylevels)
+  }
+  trees <- if (is.null(model)) NULL else reticulate::py_get_attr(model, "trees")
   res <- lapply(seq_along(parts$trees), function(k) {
     yk <- if (is.null(y)) NULL else
       as.factor(ifelse(y == ylevels[k], as.character(ylevels[k]), "all.other"))
-    .tree_from_parts(parts$trees[[k]], call, reticulate::py_get_item(trees, k - 1L),
+    .tree_from_parts(parts$trees[[k]], call,
+                     if (is.null(trees)) NULL else reticulate::py_get_item(trees, k - 1L),
                      terms, if (is.null(yk)) NULL else .safe_contrasts(yk))
   })
   res$call <- call
@@ -204,7 +217,18 @@
 
 .deparse1 <- function(e) paste(deparse(e, width.cutoff = 500L), collapse = " ")
 
-.r_tree_parts <- function(t) {
+# The formula of an object: pybsnsing's attribute, else (with `fallback`) its terms or
+# the formula of its call (an object made by R bsnsing carries no attribute).
+.formula_text <- function(x, fallback) {
+  extra <- attr(x, "pybsnsing")
+  if (!is.null(extra$formula)) return(as.character(extra$formula))
+  if (!fallback) return(NULL)
+  if (!is.null(x$terms)) return(.deparse1(stats::formula(x$terms)))
+  if (is.call(x$call) && !is.null(x$call$formula)) return(.deparse1(x$call$formula))
+  NULL
+}
+
+.r_tree_parts <- function(t, formula_fallback = FALSE) {
   extra <- attr(t, "pybsnsing")
   nodes <- lapply(unclass(t$tree.nodes), function(nd) {
     nd <- unclass(nd)
@@ -213,24 +237,30 @@
   })
   out <- list(class = "bsnsing", tree.nodes = nodes, ycode = .untyped(t$ycode),
               call = if (is.null(t$call)) NULL else .deparse1(t$call))
-  for (k in c("node.size", "control", "design.json", "formula")) {
+  for (k in c("node.size", "control", "design.json")) {
     if (!is.null(extra[[k]])) out[[k]] <- extra[[k]]
   }
+  out$formula <- .formula_text(t, formula_fallback)
   out
 }
 
-.r_parts <- function(object) {
+# The parts of an R bsnsing / mbsnsing object (made by pybsnsing or by R bsnsing) as
+# plain lists: pybsnsing.r.convert.model_from_r_parts() reads them (through reticulate
+# here, through rpy2 in pybsnsing.r.bsnsing_r, which asks for `formula_fallback`).
+.r_parts <- function(object, formula_fallback = FALSE) {
   if (inherits(object, "mbsnsing")) {
     k <- as.integer(object$nclass)
     ylevels <- object$ylevels
     if (is.factor(ylevels)) ylevels <- as.character(ylevels)
     prior <- as.numeric(object$yprior)
     prior[is.na(prior)] <- 0
-    return(list(class = "mbsnsing", trees = lapply(seq_len(k), function(i) .r_tree_parts(object[[i]])),
+    return(list(class = "mbsnsing",
+                trees = lapply(seq_len(k), function(i) .r_tree_parts(object[[i]],
+                                                                     formula_fallback)),
                 nclass = k, ylevels = .untyped(ylevels), yprior = as.list(prior),
                 call = if (is.null(object$call)) NULL else .deparse1(object$call),
-                formula = attr(object, "pybsnsing")$formula))
+                formula = .formula_text(object, formula_fallback)))
   }
   if (!inherits(object, "bsnsing")) stop("not a bsnsing or mbsnsing object", call. = FALSE)
-  .r_tree_parts(object)
+  .r_tree_parts(object, formula_fallback)
 }
