@@ -31,6 +31,8 @@ EXTRAS: dict[str, tuple[str, str, str]] = {
     "r": ("rpy2", "rpy2", "R's own rpart and R bsnsing through rpy2"),
     "mip": ("highspy", "highspy", 'the MIP split solver (opt_solver="highs")'),
     "sat": ("pysat", "python-sat", "the SAT tree solvers (min_depth_tree, slim_improve)"),
+    "dask": ("distributed", "dask[distributed,dataframe]",
+             "trees on a Dask cluster (pybsnsing.dask)"),
 }
 
 

@@ -52,7 +52,8 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
             ``-`` removes a term; ``- 1`` drops the intercept; the transforms
             ``log()``, ``sqrt()``, ``exp()``, ``abs()``, ``I(a + b)``, ``a:b``,
             ``a*b`` of numeric columns).
-        data: a pandas DataFrame. Factors should be pandas Categoricals (their
+        data: a pandas DataFrame (a Dask DataFrame is fitted on the current Dask client
+            by :func:`pybsnsing.dask.bsnsing_dask`). Factors should be pandas Categoricals (their
             level order decides the dummy columns and the response coding, as
             in R); string columns act as factors with levels sorted as R
             sorts them (see ``collation``); ordered Categoricals get R's
@@ -82,6 +83,11 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
             ``InvalidParameterError``, ...; each is also the ``ValueError``,
             ``TypeError`` or ``KeyError`` callers expect).
     """
+    if type(data).__module__.startswith("dask"):  # a Dask DataFrame: pybsnsing.dask
+        from .dask import bsnsing_dask
+
+        return bsnsing_dask(formula, data, None, control, collation=collation,
+                            verbose=progress is True, **control_kwargs)
     progress = check_progress(progress)
     ctrl = resolve_control(control, **control_kwargs)
     design, y = build_design(formula, data, collation=collation)
