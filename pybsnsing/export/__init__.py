@@ -25,3 +25,8 @@ def __getattr__(name: str) -> Any:
 # Tree drawings (pybsnsing.export.plot / .latex / .dot), also reachable lazily.
 __all__ += ["plot_tree", "to_latex", "to_dot"]
 _LAZY.update({"plot_tree": "plot", "to_latex": "latex", "to_dot": "dot"})
+
+# Rules out (pybsnsing.export.code): text, Python source, SQL CASE expression.
+__all__ += ["export_text", "to_python", "to_sql", "compile_python"]
+_LAZY.update({"export_text": "code", "to_python": "code", "to_sql": "code",
+              "compile_python": "code"})
