@@ -3,6 +3,7 @@
     .venv/bin/python bench/fuzz.py 10000                 # seeds 0..9999, 2 workers
     .venv/bin/python bench/fuzz.py 500 --start 10000 --workers 4 --timeout 60
     .venv/bin/python bench/fuzz.py 200 --entry formula   # one entry point only
+    .venv/bin/python bench/fuzz.py 10000 --cli 200 --r 150  # + the CLI and the R package
 
 Each seed is one case of ``tests/fuzzgen.py`` (odd data of every pandas dtype,
 odd names, formulas, controls, new data and corrupt model files through
@@ -11,6 +12,11 @@ odd names, formulas, controls, new data and corrupt model files through
 ``load_dataset`` and the exports). Outcomes: correct result / clean error /
 unclean error / unclear error / silent wrong / hang (a case that does not
 finish within ``--timeout`` seconds; its worker is killed and replaced).
+``--cli N`` adds N cases of the ``cli`` entry (the command line in subprocesses:
+``fit``/``predict`` on the case's data written as CSV, checked against the API on
+the same file; directories, corrupt ``.gz``, missing files and folders, closed
+pipes, truncated models, odd option values). ``--r N`` adds N cases through the
+R package (``bench/fuzz_r.R``, needs R with the package in ``.rlib``).
 Every case that is not a correct result or a clean error is listed with its
 seed (``python -c "import fuzzgen; print(fuzzgen.run_case(fuzzgen.generate_case(SEED)))"``
 from ``tests/`` reproduces it). Exit status 1 when any bad outcome occurred.
@@ -35,12 +41,13 @@ def _worker(tasks: mp.Queue, results: mp.Queue, entry: str | None) -> None:
     import fuzzgen
 
     while True:
-        seed = tasks.get()
-        if seed is None:
+        task = tasks.get()
+        if task is None:
             return
+        seed, task_entry = task
         t0 = time.perf_counter()
         try:
-            case = fuzzgen.generate_case(seed, entry)
+            case = fuzzgen.generate_case(seed, task_entry or entry)
             kind, detail = fuzzgen.run_case(case)
             desc = case.describe()
         except Exception as exc:  # noqa: BLE001 - a generator bug is reported, not fatal
@@ -56,6 +63,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0,
                     help="seconds before a case counts as a hang (default 120)")
     ap.add_argument("--entry", default=None, help="only this entry point (fuzzgen.ENTRIES)")
+    ap.add_argument("--cli", type=int, default=0, metavar="N",
+                    help="also N cases through the command line (seeds after the others)")
+    ap.add_argument("--r", type=int, default=0, metavar="N",
+                    help="also N cases through the R package (Rscript bench/fuzz_r.R N)")
     ap.add_argument("--quiet", action="store_true", help="no progress line")
     args = ap.parse_args(argv)
 
@@ -64,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     ctx = mp.get_context("spawn")
     results: mp.Queue = ctx.Queue()
     workers: dict[int, tuple] = {}  # slot -> (process, task queue, seed, started)
-    seeds = iter(range(args.start, args.start + args.n))
+    tasks = [(s, None) for s in range(args.start, args.start + args.n)]
+    tasks += [(s, "cli") for s in range(args.start + args.n, args.start + args.n + args.cli)]
+    seeds = iter(tasks)
+    total = len(tasks)
     counts: Counter = Counter()
     bad: list[tuple] = []
     t_start = time.perf_counter()
@@ -77,13 +91,13 @@ def main(argv: list[str] | None = None) -> int:
 
     def feed(slot: int) -> bool:
         p, q, _, _ = workers[slot]
-        seed = next(seeds, None)
-        if seed is None:
+        task = next(seeds, None)
+        if task is None:
             q.put(None)
             workers[slot] = (p, q, None, 0.0)
             return False
-        q.put(seed)
-        workers[slot] = (p, q, seed, time.perf_counter())
+        q.put(task)
+        workers[slot] = (p, q, task[0], time.perf_counter())
         return True
 
     for slot in range(args.workers):
@@ -113,19 +127,56 @@ def main(argv: list[str] | None = None) -> int:
                 start(slot)
                 feed(slot)
         if not args.quiet and done and done % 500 == 0 and seed is not None:
-            print(f"  {done}/{args.n}: {fuzzgen.summarise(counts)}", file=sys.stderr)
+            print(f"  {done}/{total}: {fuzzgen.summarise(counts)}", file=sys.stderr)
     for p, q, _, _ in workers.values():
         q.put(None)
         p.join(timeout=5)
     elapsed = time.perf_counter() - t_start
-    print(f"pybsnsing fuzz: {args.n} generated inputs, seeds {args.start}.."
-          f"{args.start + args.n - 1}, {args.workers} workers, {elapsed:.0f} s")
+    print(f"pybsnsing fuzz: {total} generated inputs ({args.n} Python API, {args.cli} CLI), "
+          f"seeds {args.start}..{args.start + total - 1}, {args.workers} workers, "
+          f"{elapsed:.0f} s")
     labels = {"correct": "correct result"}
     for k in fuzzgen.OUTCOMES:
         print(f"  {labels.get(k, k):15s} {counts.get(k, 0)}")
     for _seed, kind, desc, detail in sorted(bad)[:50]:
         print(f"\n[{kind}] {desc}\n  {detail[:1500]}")
-    return 1 if bad else 0
+    r_bad = _run_r(args.r, counts) if args.r else 0
+    if args.r:
+        print(f"\nall front ends: {sum(counts.values())} generated inputs")
+        for k in fuzzgen.OUTCOMES:
+            print(f"  {labels.get(k, k):15s} {counts.get(k, 0)}")
+    return 1 if bad or r_bad else 0
+
+
+def _run_r(n: int, counts: Counter) -> int:
+    """Run ``bench/fuzz_r.R n``, print its report, add its counts; the number of bad cases."""
+    import re
+    import subprocess
+
+    root = HERE.parent
+    env = dict(os.environ)
+    rlib = root / ".rlib"
+    if rlib.is_dir():
+        env["R_LIBS"] = os.pathsep.join(filter(None, [str(rlib), env.get("R_LIBS", "")]))
+    env.setdefault("RETICULATE_PYTHON", sys.executable)
+    proc = subprocess.run(["Rscript", str(HERE / "fuzz_r.R"), str(n)], capture_output=True,
+                          text=True, env=env, cwd=root)
+    print("\n" + proc.stdout.rstrip())
+    if proc.returncode not in (0, 1):
+        print(proc.stderr[-2000:])
+        counts["unclean error"] += n
+        return n
+    names = {"correct": "correct", "clean error": "clean error", "unclean error": "unclean error",
+             "unclear error": "unclear error", "silent wrong": "silent wrong", "hang": "hang"}
+    bad = 0
+    for line in proc.stdout.splitlines():
+        m = re.match(r"^\s+(correct|clean error|unclean error|unclear error|silent wrong|hang)"
+                     r"\s+(\d+)\s*$", line)
+        if m:
+            counts[names[m.group(1)]] += int(m.group(2))
+            if m.group(1) not in ("correct", "clean error"):
+                bad += int(m.group(2))
+    return bad
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import string
 import tempfile
 import traceback
@@ -387,6 +388,8 @@ class Case:
 ENTRIES = (["fit"] * 30 + ["predict"] * 16 + ["formula"] * 10 + ["control"] * 8
            + ["binarize"] * 6 + ["murtree"] * 5 + ["classifier"] * 7 + ["dataset"] * 2
            + ["model_file"] * 8 + ["frame"] * 8)
+#: entry points not drawn at random (slow: each case runs subprocesses); ask for them by name
+EXTRA_ENTRIES = ("cli",)
 
 
 def generate_case(seed: int, entry: str | None = None) -> Case:
@@ -457,6 +460,15 @@ def generate_case(seed: int, entry: str | None = None) -> Case:
         case.extra["pick"] = int(rng.integers(0, 2**31))
     if entry == "fit" and rng.random() < 0.05:
         case.extra["plot"] = True
+    if entry == "cli":
+        case.variant = str(rng.choice(_CLI_VARIANTS, p=_CLI_WEIGHTS))
+        case.extra["odd_flag"] = str(rng.choice(sorted(_CLI_NUMERIC)))
+        case.extra["odd_text"] = str(rng.choice(_CLI_ODD_TEXT))
+        case.extra["odd_formula"] = rng.random() < 0.15
+        if case.extra["odd_formula"]:
+            case.formula = _odd_formula(rng, yname, preds)
+        case.keywords += ["file", "directory", "formula", "option", "control", "model", "column",
+                          "argument", "invalid", "--"]
     return case
 
 
@@ -541,6 +553,10 @@ def run_case(case: Case) -> tuple[str, str]:
             _RUNNERS[case.entry](case)
         except Verdict as v:
             return "silent wrong", str(v)
+        except _CliVerdict as v:
+            return v.args[0], v.args[1]
+        except _CliClean:
+            return "clean error", "CLI: one-line error, exit 2"
         except Exception as exc:  # noqa: BLE001 - classified
             if isinstance(exc, MemoryError):
                 return "unclean error", "MemoryError"
@@ -878,6 +894,249 @@ def run_frame(case: Case) -> None:
     run_fit(case)
 
 
+# ----------------------------------------------------------------------------- the CLI
+
+_CLI_VARIANTS = ["fit", "odd_control", "stdin", "gzip", "corrupt_gz", "directory",
+                 "missing_file", "missing_folder", "closed_pipe", "bad_model", "id"]
+_CLI_WEIGHTS = np.array([8, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1], dtype=float) / 20
+#: CLI options taking a number (Python control name -> option)
+_CLI_NUMERIC = {k: "--" + k.replace("_", "-") for k in
+                ("bin_size", "nseg_numeric", "nseg_factor", "num2factor", "node_size",
+                 "stop_prob", "max_rules", "greedy_level", "n0n1_cap", "solver_timelimit")}
+_CLI_ODD_TEXT = ["inf", "-inf", "nan", "NA", "1e400", "-1", "1.5", "abc", "", "0x10", "1_000",
+                 "99999999999999999999999", "2", "0", " 3", "TRUE"]
+
+
+def _cli_args(ctrl: dict) -> list[str]:
+    """The command-line options of the control keywords of a case."""
+    out: list[str] = []
+    for key, value in ctrl.items():
+        if key == "import_external":
+            if value is not True:  # True is the default, which the CLI's call leaves out
+                out += ["--external", "none" if value is False else str(value)]
+        elif isinstance(value, bool):
+            if value and key in ("suppress_internal", "no_same_gender_children",
+                                 "keep_perfect_separation"):
+                out.append("--" + key.replace("_", "-"))
+        else:
+            out += ["--" + key.replace("_", "-"), str(value)]
+    return out
+
+
+def _cli(args: list[str], stdin: bytes | None = None, timeout: float = 300.0,
+         shell_pipe: str | None = None):
+    """Run ``python -m pybsnsing ARGS`` (optionally piped into ``shell_pipe``)."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONWARNINGS="ignore", MPLBACKEND="Agg")
+    env.pop("PYBSNSING_DEBUG", None)
+    cmd = [sys.executable, "-m", "pybsnsing", *args]
+    if shell_pipe:
+        line = " ".join(shlex.quote(c) for c in cmd) + " | " + shell_pipe
+        return subprocess.run(["bash", "-o", "pipefail", "-c", line], capture_output=True,
+                              env=env, timeout=timeout)
+    return subprocess.run(cmd, input=stdin, capture_output=True, env=env, timeout=timeout)
+
+
+def _cli_error_verdict(proc, command: str, case: Case) -> tuple[str, str] | None:
+    """None for a clean CLI error (exit 2, one line, the command named, a clear message)."""
+    err = proc.stderr.decode("utf-8", "replace")
+    lines = [ln for ln in err.splitlines() if ln.strip() and ": warning: " not in ln
+             and "compiling pybsnsing" not in ln]
+    detail = f"exit {proc.returncode}: {err[-600:]}"
+    if "Traceback" in err or proc.returncode not in (1, 2) or proc.returncode < 0:
+        return "unclean error", detail
+    if len(lines) != 1 or not (lines[0].startswith(f"pybsnsing {command}: error: ")
+                               or lines[0].startswith(f"usage: pybsnsing {command}")
+                               or lines[0].startswith("pybsnsing: error:")
+                               or f"pybsnsing {command}: error:" in lines[0]):
+        # argparse prints its usage line then one error line: accept exactly that shape
+        if not (len(lines) >= 2 and lines[0].startswith("usage:")
+                and lines[-1].startswith(f"pybsnsing {command}: error: ")):
+            return "unclean error", detail
+    msg = lines[-1]
+    if any(m in msg for m in INTERNAL_MARKERS) or re.search(r"unexpected \w*(Error|Exception)",
+                                                             msg):
+        return "unclear error", detail
+    words = [k for k in case.keywords if k] + list(_GENERIC)
+    if not any(w in msg for w in words):
+        return "unclear error", detail
+    return None
+
+
+class _CliClean(Exception):
+    """The CLI gave a clean error where one was due."""
+
+
+def run_cli(case: Case) -> None:
+    """The command line on the case's data written as CSV: ``fit --save`` then ``predict``.
+
+    Oracle: the API on the same file (:func:`pybsnsing.read_csv` then ``bsnsing``).
+    Where the API fits, the CLI must save the same tree and write the same
+    predictions; where the API refuses, the CLI must exit with status 2 and one
+    line naming the problem. File troubles (a directory, a corrupt ``.gz``, a
+    missing input, ``--save``/``--output`` into a missing folder, a corrupt model)
+    must be one-line errors; predicting into a closed pipe must exit quietly.
+    """
+    import gzip
+
+    from pybsnsing import bsnsing, load_model, read_csv
+    from pybsnsing.errors import PybsnsingError
+    from pybsnsing.formula import formula_name as quote_name
+
+    v = case.variant
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        csv = tmp / "data.csv"
+        case.data.to_csv(csv, index=False)
+        try:
+            frame = read_csv(csv)
+        except PybsnsingError:
+            frame = None
+        formula = case.formula
+        if frame is not None and not case.extra.get("odd_formula"):
+            # read.csv's make.names renames odd headers: the formula uses the names read
+            names = dict(zip(map(str, case.data.columns), map(str, frame.columns), strict=False))
+            y = names.get(case.extra["response"], case.extra["response"])
+            if formula.rstrip().endswith("~ ."):
+                formula = f"{quote_name(y)} ~ ."
+            else:
+                used = [names.get(u, u) for u in case.extra["used"]]
+                formula = f"{quote_name(y)} ~ " + " + ".join(quote_name(u) for u in used)
+        ctrl = dict(case.control)
+        model_path = tmp / "model.json"
+        fit_args = ["fit", str(csv), "--formula", formula, "--quiet", "--save", str(model_path)]
+        fit_args += _cli_args(ctrl)
+        stdin = None
+        expect_error = ""
+        if v == "odd_control":
+            flag = _CLI_NUMERIC[case.extra["odd_flag"]]
+            fit_args += [flag, case.extra["odd_text"]]
+            case.keywords += [flag, case.extra["odd_flag"], case.extra["odd_text"]]
+        elif v == "stdin":
+            fit_args[1] = "-"
+            stdin = csv.read_bytes()
+        elif v == "gzip":
+            gz = tmp / "data.csv.gz"
+            gz.write_bytes(gzip.compress(csv.read_bytes()))
+            fit_args[1] = str(gz)
+        elif v == "corrupt_gz":
+            gz = tmp / "data.csv.gz"
+            raw = gzip.compress(csv.read_bytes())
+            gz.write_bytes(raw[: max(1, len(raw) // 2)] + b"\x00garbage")
+            fit_args[1] = str(gz)
+            expect_error = "corrupt .gz"
+        elif v == "directory":
+            fit_args[1] = str(tmp)
+            expect_error = "a directory as input"
+        elif v == "missing_file":
+            fit_args[1] = str(tmp / "nope.csv")
+            expect_error = "a missing input file"
+        elif v == "missing_folder":
+            fit_args[fit_args.index("--save") + 1] = str(tmp / "no" / "such" / "model.json")
+            expect_error = "--save into a missing folder"
+        proc = _cli(fit_args, stdin=stdin)
+        if expect_error:
+            if proc.returncode == 0:
+                raise Verdict(f"exit 0 for {expect_error}")
+            verdict = _cli_error_verdict(proc, "fit", case)
+            if verdict:
+                raise _CliVerdict(*verdict)
+            raise _CliClean
+        if v == "odd_control":
+            if proc.returncode != 0:
+                verdict = _cli_error_verdict(proc, "fit", case)
+                if verdict:
+                    raise _CliVerdict(*verdict)
+                raise _CliClean
+            # accepted: the value was a valid number for that option; the model must work
+            load_model(model_path)
+            return
+        # the oracle: the API on the same file and formula
+        api_exc: BaseException | None = None
+        api = None
+        try:
+            if frame is None:
+                read_csv(csv)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                api = bsnsing(formula, frame, **ctrl)
+        except PybsnsingError as exc:
+            api_exc = exc
+        if api_exc is not None:
+            if proc.returncode == 0:
+                raise Verdict(f"the CLI fitted where the API said: {api_exc}")
+            verdict = _cli_error_verdict(proc, "fit", case)
+            if verdict:
+                raise _CliVerdict(*verdict)
+            raise _CliClean
+        if proc.returncode != 0:
+            raise _CliVerdict("unclean error", "the API fitted but the CLI failed: "
+                              + proc.stderr.decode("utf-8", "replace")[-600:])
+        out = proc.stdout.decode("utf-8", "replace")
+        saved = load_model(model_path)
+        _check(_without_call(saved.to_dict()) == _without_call(api.to_dict()),
+               "the CLI saved another tree than the API fits")
+        api_text = [ln for t in getattr(api, "trees", [api]) for ln in str(t.summary()).split("\n")]
+        _check(all(line in out for line in api_text if line.strip() and "Call" not in line
+                   and "bsnsing(" not in line),
+               "the CLI's summary differs from the API's")
+        # predict: to a file, with an id column, into a closed pipe, or with a broken model
+        ptype = "class" if v == "id" else "prob"
+        pred_args = ["predict", str(model_path), str(csv), "--quiet", "--type", ptype]
+        if v == "bad_model":
+            bad = tmp / "bad.json"
+            bad.write_text(model_path.read_text()[: len(model_path.read_text()) // 2])
+            pred_args[1] = str(bad)
+            proc = _cli(pred_args)
+            if proc.returncode == 0:
+                raise Verdict("predict with a truncated model file exited 0")
+            verdict = _cli_error_verdict(proc, "predict", case)
+            if verdict:
+                raise _CliVerdict(*verdict)
+            return
+        if v == "closed_pipe":
+            proc = _cli(pred_args, shell_pipe="head -c 1 >/dev/null")
+            err = proc.stderr.decode("utf-8", "replace")
+            _check("Traceback" not in err and "Error" not in err,
+                   f"predict into a closed pipe was not quiet: {err[-400:]}")
+            return
+        if v == "id":
+            pred_args += ["--id", str(frame.columns[0])]
+        pred_args += ["--output", str(tmp / "pred.csv")]
+        proc = _cli(pred_args)
+        if proc.returncode != 0:
+            raise _CliVerdict("unclean error", "predict failed on the training file: "
+                              + proc.stderr.decode("utf-8", "replace")[-600:])
+        got = pd.read_csv(tmp / "pred.csv", keep_default_na=False, dtype=str)
+        want = api.predict(frame, type=ptype)
+        _check(len(got) == len(frame), "predict wrote the wrong number of rows")
+        if ptype == "prob":
+            cols = [c for c in got.columns]
+            mat = np.asarray(got[cols].astype(float))
+            _check(np.allclose(mat.reshape(np.shape(want)), np.asarray(want, dtype=float),
+                               rtol=0, atol=1e-12), "the CLI's probabilities differ from the API's")
+        else:
+            _check(got["class"].tolist() == [str(c) for c in np.asarray(want).tolist()],
+                   "the CLI's classes differ from the API's")
+
+
+def _without_call(d: Any) -> Any:
+    """A saved model's dict without its ``call`` (the CLI spells only the options given)."""
+    if isinstance(d, dict):
+        return {k: _without_call(v) for k, v in d.items() if k != "call"}
+    if isinstance(d, list):
+        return [_without_call(v) for v in d]
+    return d
+
+
+class _CliVerdict(Exception):
+    """An outcome decided by the CLI runner: (outcome, detail)."""
+
+
 _RUNNERS = {
     "fit": run_fit,
     "predict": run_predict,
@@ -889,6 +1148,7 @@ _RUNNERS = {
     "dataset": run_dataset,
     "model_file": run_model_file,
     "frame": run_frame,
+    "cli": run_cli,
 }
 
 

@@ -59,12 +59,40 @@ def test_generated_inputs_give_a_correct_result_or_a_clean_error(seed):
     assert kind in fuzzgen.GOOD, f"{kind}: {case.describe()}\n{detail}"
 
 
-@pytest.mark.parametrize("entry", sorted(set(fuzzgen.ENTRIES)))
+@pytest.mark.parametrize("entry", sorted(set(fuzzgen.ENTRIES) | set(fuzzgen.EXTRA_ENTRIES)))
 def test_every_entry_point_is_fuzzed(entry):
     for seed in range(4):
         case = fuzzgen.generate_case(10_000 + seed, entry)
         kind, detail = fuzzgen.run_case(case)
         assert kind in fuzzgen.GOOD, f"{kind}: {case.describe()}\n{detail}"
+
+
+def test_every_cli_variant_is_fuzzed():
+    """Each command-line variant (files, pipes, options, models) once, through subprocesses."""
+    seen: set[str] = set()
+    seed = 20_000
+    while len(seen) < len(fuzzgen._CLI_VARIANTS) and seed < 20_400:
+        case = fuzzgen.generate_case(seed, "cli")
+        seed += 1
+        if case.variant in seen:
+            continue
+        seen.add(case.variant)
+        kind, detail = fuzzgen.run_case(case)
+        assert kind in fuzzgen.GOOD, f"{kind}: {case.describe()}\n{detail}"
+    assert seen == set(fuzzgen._CLI_VARIANTS)
+
+
+def test_the_cli_oracle_catches_a_traceback():
+    import subprocess
+
+    case = fuzzgen.Case(seed=0, entry="cli", keywords=["x"])
+    proc = subprocess.CompletedProcess([], 1, b"", b"Traceback (most recent call last):\n  boom\n")
+    assert fuzzgen._cli_error_verdict(proc, "fit", case)[0] == "unclean error"
+    proc = subprocess.CompletedProcess([], 2, b"", b"pybsnsing fit: error: no such file: 'x'\n")
+    assert fuzzgen._cli_error_verdict(proc, "fit", case) is None
+    err = b"pybsnsing fit: error: unexpected KeyError: 3\n"
+    proc = subprocess.CompletedProcess([], 2, b"", err)
+    assert fuzzgen._cli_error_verdict(proc, "fit", case)[0] == "unclear error"
 
 
 def test_the_oracle_catches_bad_outcomes():
