@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .control import BsControl
+from .control import CONTROL_PARAMS, R_NAMES, BsControl
 
 __all__ = ["build_parser", "main", "read_table"]
 
@@ -44,41 +44,22 @@ class CliError(Exception):
 
 
 # ---------------------------------------------------------------------------------------
-# options of the control parameters, explained from BsControl's docstring
+# options of the control parameters, explained from the control table (CONTROL_PARAMS)
 
 
 def _control_docs() -> dict[str, str]:
-    """``{field: its description}`` from the ``Attributes:`` section of BsControl."""
-    doc = BsControl.__doc__ or ""
-    if "Attributes:" not in doc:
-        return {}
-    body = doc.split("Attributes:", 1)[1]
+    """``{field: its description}`` from :data:`pybsnsing.control.CONTROL_PARAMS`, with
+    reST markup (``literal``, :mod:`name`) as plain text for a terminal."""
     out: dict[str, str] = {}
-    names: list[str] = []
-    for line in body.splitlines():
-        m = re.match(r"^ {8}([A-Za-z_][A-Za-z0-9_, ]*):\s*(.*)$", line)
-        if m:
-            names = [n.strip() for n in m.group(1).split(",")]
-            for n in names:
-                out[n] = m.group(2).strip()
-        elif line.strip() and names:
-            for n in names:
-                out[n] += " " + line.strip()
-        elif not line.strip() and names and out.get(names[0]):
-            continue
-    # reST markup (``literal``, :mod:`name`) as plain text for a terminal
-    def plain(text: str) -> str:
+    for p in CONTROL_PARAMS:
+        text = " ".join(line.strip() for line in p.help.splitlines())
         text = re.sub(r":[a-z]+:`~?([^`]*)`", r"\1", text)
-        return re.sub(r"``([^`]*)``", r"\1", text)
-
-    return {k: plain(v) for k, v in out.items()}
+        out[p.name] = re.sub(r"``([^`]*)``", r"\1", text)
+    return out
 
 
 def _r_name(field: str) -> str:
-    from . import control
-
-    names = getattr(control, "_R_NAMES", {})
-    return names.get(field, field.replace("_", "."))
+    return R_NAMES.get(field, field.replace("_", "."))
 
 
 def _add_control_options(p: argparse.ArgumentParser) -> None:

@@ -13,13 +13,14 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .errors import InvalidParameterError, PybsnsingError
 
-__all__ = ["BsControl", "bscontrol", "ControlWarning"]
+__all__ = ["CONTROL_PARAMS", "R_NAMES", "BsControl", "ControlParam", "ControlWarning", "bscontrol",
+           "control_default"]
 
 
 class ControlWarning(UserWarning):
@@ -32,64 +33,131 @@ _R_MIP_SOLVERS = ("gurobi", "cplex", "lpSolve")
 _EXTERNAL = (True, False, "rpart", "r")
 
 
+class ControlParam(NamedTuple):
+    """One control parameter: the one table that BsControl, R's ``bscontrol()`` (rbridge),
+    the estimator, ``bslearn``/``binarize`` and the command line take their names,
+    defaults and help from (tests compare each of them with it)."""
+
+    #: Python (snake_case) name: the field of BsControl and the keyword everywhere
+    name: str
+    #: R bsnsing's name (the argument of ``bscontrol()``; dotted)
+    r_name: str
+    #: R bsnsing 1.0.1's default
+    default: Any
+    #: the accepted values and what happens to others (checked by ``BsControl``)
+    constraint: str
+    #: what it does (reST; the docstring of BsControl and ``pybsnsing fit --help``)
+    help: str
+    #: whether R bsnsing's ``bscontrol()`` has it (``keep_perfect_separation`` is pybsnsing's)
+    in_r: bool = True
+
+
+#: The control parameters in BsControl's field order.
+CONTROL_PARAMS: tuple[ControlParam, ...] = (
+    ControlParam("bin_size", "bin.size", 5, "whole number >= 1 (smaller: 1, with a warning)",
+                 'a factor level with fewer rows at a node joins the "small\n'
+                 '    levels" question (``x%in%c(...)``).'),
+    ControlParam("nseg_numeric", "nseg.numeric", 20,
+                 "whole number >= 3 (smaller: 3, with a warning)",
+                 "most inequality cuts kept per direction per numeric variable."),
+    ControlParam("nseg_factor", "nseg.factor", 20,
+                 "whole number >= 3 (smaller: 3, with a warning)",
+                 "a factor with more distinct values at a node is an error."),
+    ControlParam("num2factor", "num2factor", 10,
+                 "whole number <= 2 * nseg_numeric (larger: 2 * nseg_numeric, with a warning)",
+                 "a numeric column with at most this many distinct values at a\n"
+                 "    node also gets equality questions."),
+    ControlParam("node_size", "node.size", 0, "whole number >= 0 (smaller: 0, with a warning)",
+                 "minimum rows on each side of a split; 0 means\n"
+                 "    ``floor(sqrt(n_train))``, fixed once for the whole tree."),
+    ControlParam("stop_prob", "stop.prob", 0.9999,
+                 "number in [0, 1] (outside: 0.9, with a warning)",
+                 "a child whose majority share is at least this is a leaf."),
+    ControlParam("opt_model", "opt.model", "gini", "'gini' or 'error'",
+                 '``"gini"`` (maximise the Gini reduction) or ``"error"``\n'
+                 "    (minimise ``n1*FP + n0*FN``, paper's OPT-E). Used by ``\"highs\"`` and\n"
+                 '    ``"greedy"``; the ENUM solvers ignore it, as R 1.0.1 does.'),
+    ControlParam("opt_solver", "opt.solver", "enum_c",
+                 "one of 'enum_c', 'enum', 'enum_py', 'highs', 'greedy' ('gurobi', 'cplex', "
+                 "'lpSolve': 'highs', with a warning)",
+                 '``"enum_c"`` (numba kernel, default), ``"enum"`` (same\n'
+                 "    kernel, R's interpreted name), ``\"enum_py\"`` (NumPy reference),\n"
+                 '    ``"highs"`` (the split as a MIP solved by HiGHS; needs\n'
+                 '    ``pip install "pybsnsing[mip]"``) or ``"greedy"`` (R\'s greedy\n'
+                 "    solver); see :mod:`pybsnsing.mip`. R's ``\"gurobi\"``, ``\"cplex\"``\n"
+                 '    and ``"lpSolve"`` are accepted with a warning and HiGHS is used.'),
+    ControlParam("solver_timelimit", "solver.timelimit", 180.0, "number > 0",
+                 "seconds for one split search: CPU seconds checked after\n"
+                 "    each level for ENUM, HiGHS's (wall-clock) time limit for ``\"highs\"``."),
+    ControlParam("max_rules", "max.rules", 2, "whole number from 1 to 10",
+                 "most questions OR-ed in one split rule (1 to 10)."),
+    ControlParam("import_external", "import.external", True, "True, False, 'rpart' or 'r'",
+                 "add rpart's split points as questions: ``True`` or\n"
+                 '    ``"rpart"`` (native implementation), ``"r"`` (R\'s rpart via rpy2) or '
+                 "``False``."),
+    ControlParam("suppress_internal", "suppress.internal", False, "True or False",
+                 "use only the external questions."),
+    ControlParam("no_same_gender_children", "no.same.gender.children", False, "True or False",
+                 "only accept splits whose children have\n"
+                 "    different majority classes."),
+    ControlParam("greedy_level", "greedy.level", 0.9,
+                 "number in [0, 1] (outside: 0.9, with a warning)",
+                 "in [0, 1]; the greedy solver adds a question only while the\n"
+                 "    objective falls below ``greedy_level`` times the current one."),
+    ControlParam("n0n1_cap", "n0n1.cap", 40000,
+                 "whole number; below 1 a warning, and the value is kept (as R bsnsing does)",
+                 "kept for R compatibility; unused by the tree (R's cap on the pair\n"
+                 "    variables of its MIP; ``pybsnsing.mip.mip_search(formulation=\"theta\")``)."),
+    ControlParam("verbose", "verbose", False, "True or False",
+                 "print a trace while growing."),
+    ControlParam("keep_perfect_separation", "keep.perfect.separation", False, "True or False",
+                 "fix R's quirk that drops a numeric variable\n"
+                 "    which separates the classes perfectly at a node. ``False``\n"
+                 "    (default) mirrors R; ``True`` keeps its rule as a question.", in_r=False),
+)
+_PARAMS = {p.name: p for p in CONTROL_PARAMS}
+#: Python names -> R's names, for every parameter (R's dotted spelling)
+R_NAMES: dict[str, str] = {p.name: p.r_name for p in CONTROL_PARAMS}
+
+
+def control_default(name: str) -> Any:
+    """R bsnsing's default of one control parameter (Python name)."""
+    return _PARAMS[name].default
+
+
+def _attributes_doc() -> str:
+    lines = []
+    for p in CONTROL_PARAMS:
+        text = p.help.replace("\n    ", "\n            ")
+        lines.append(f"        {p.name}: {text}")
+    return "\n".join(lines)
+
+
 @dataclass
 class BsControl:
     """Control parameters of a bsnsing fit (R's ``bscontrol``).
 
-    Attributes:
-        bin_size: a factor level with fewer rows at a node joins the "small
-            levels" question (``x%in%c(...)``).
-        nseg_numeric: most inequality cuts kept per direction per numeric variable.
-        nseg_factor: a factor with more distinct values at a node is an error.
-        num2factor: a numeric column with at most this many distinct values at a
-            node also gets equality questions.
-        node_size: minimum rows on each side of a split; 0 means
-            ``floor(sqrt(n_train))``, fixed once for the whole tree.
-        stop_prob: a child whose majority share is at least this is a leaf.
-        opt_model: ``"gini"`` (maximise the Gini reduction) or ``"error"``
-            (minimise ``n1*FP + n0*FN``, paper's OPT-E). Used by ``"highs"`` and
-            ``"greedy"``; the ENUM solvers ignore it, as R 1.0.1 does.
-        opt_solver: ``"enum_c"`` (numba kernel, default), ``"enum"`` (same
-            kernel, R's interpreted name), ``"enum_py"`` (NumPy reference),
-            ``"highs"`` (the split as a MIP solved by HiGHS; needs
-            ``pip install "pybsnsing[mip]"``) or ``"greedy"`` (R's greedy
-            solver); see :mod:`pybsnsing.mip`. R's ``"gurobi"``, ``"cplex"``
-            and ``"lpSolve"`` are accepted with a warning and HiGHS is used.
-        solver_timelimit: seconds for one split search: CPU seconds checked after
-            each level for ENUM, HiGHS's (wall-clock) time limit for ``"highs"``.
-        max_rules: most questions OR-ed in one split rule (1 to 10).
-        import_external: add rpart's split points as questions: ``True`` or
-            ``"rpart"`` (native implementation), ``"r"`` (R's rpart via rpy2) or ``False``.
-        suppress_internal: use only the external questions.
-        no_same_gender_children: only accept splits whose children have
-            different majority classes.
-        greedy_level: in [0, 1]; the greedy solver adds a question only while the
-            objective falls below ``greedy_level`` times the current one.
-        n0n1_cap: kept for R compatibility; unused by the tree (R's cap on the pair
-            variables of its MIP; ``pybsnsing.mip.mip_search(formulation="theta")``).
-        verbose: print a trace while growing.
-        keep_perfect_separation: fix R's quirk that drops a numeric variable
-            which separates the classes perfectly at a node. ``False``
-            (default) mirrors R; ``True`` keeps its rule as a question.
+    The fields with R's names, defaults, accepted values and help are
+    :data:`CONTROL_PARAMS` (its help texts are the ``Attributes`` below).
     """
 
-    bin_size: int = 5
-    nseg_numeric: int = 20
-    nseg_factor: int = 20
-    num2factor: int = 10
-    node_size: int = 0
-    stop_prob: float = 0.9999
-    opt_model: str = "gini"
-    opt_solver: str = "enum_c"
-    solver_timelimit: float = 180.0
-    max_rules: int = 2
-    import_external: bool | str = True
-    suppress_internal: bool = False
-    no_same_gender_children: bool = False
-    greedy_level: float = 0.9
-    n0n1_cap: int = 40000
-    verbose: bool = False
-    keep_perfect_separation: bool = False
+    bin_size: int = control_default("bin_size")
+    nseg_numeric: int = control_default("nseg_numeric")
+    nseg_factor: int = control_default("nseg_factor")
+    num2factor: int = control_default("num2factor")
+    node_size: int = control_default("node_size")
+    stop_prob: float = control_default("stop_prob")
+    opt_model: str = control_default("opt_model")
+    opt_solver: str = control_default("opt_solver")
+    solver_timelimit: float = control_default("solver_timelimit")
+    max_rules: int = control_default("max_rules")
+    import_external: bool | str = control_default("import_external")
+    suppress_internal: bool = control_default("suppress_internal")
+    no_same_gender_children: bool = control_default("no_same_gender_children")
+    greedy_level: float = control_default("greedy_level")
+    n0n1_cap: int = control_default("n0n1_cap")
+    verbose: bool = control_default("verbose")
+    keep_perfect_separation: bool = control_default("keep_perfect_separation")
 
     def __post_init__(self) -> None:
         _normalise_values(self)
@@ -154,6 +222,9 @@ class BsControl:
         if not 0.0 <= self.greedy_level <= 1.0:
             warn(f"greedy_level must be in [0, 1]; 0.9 was used instead of {self.greedy_level}.")
             self.greedy_level = 0.9
+        if self.n0n1_cap < 1:  # R bsnsing 1.0.1 warns ("set to 1") but keeps the value
+            warn(f"n0n1_cap must be >= 1; {self.n0n1_cap} was kept, as R bsnsing does "
+                 "(the tree does not use it).")
         if self.opt_solver not in _SOLVERS:
             raise ValueError(f"opt_solver must be one of {_SOLVERS}, got {self.opt_solver!r}.")
         if self.opt_model not in ("gini", "error"):
@@ -178,13 +249,13 @@ class BsControl:
     def to_r_dict(self) -> dict[str, Any]:
         """The parameters under R's dotted names, as R's ``bscontrol()`` list."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            if f.name.startswith("_") or f.name == "keep_perfect_separation":
+        for p in CONTROL_PARAMS:
+            if not p.in_r:
                 continue
-            value = getattr(self, f.name)
-            if f.name == "import_external":
+            value = getattr(self, p.name)
+            if p.name == "import_external":
                 value = value is not False
-            out[_R_NAMES.get(f.name, f.name)] = value
+            out[p.r_name] = value
         return out
 
     def replace(self, **kwargs: Any) -> BsControl:
@@ -195,25 +266,11 @@ class BsControl:
         return BsControl(**current)
 
 
-_R_NAMES = {
-    "bin_size": "bin.size",
-    "nseg_numeric": "nseg.numeric",
-    "nseg_factor": "nseg.factor",
-    "num2factor": "num2factor",
-    "node_size": "node.size",
-    "stop_prob": "stop.prob",
-    "opt_model": "opt.model",
-    "opt_solver": "opt.solver",
-    "solver_timelimit": "solver.timelimit",
-    "max_rules": "max.rules",
-    "import_external": "import.external",
-    "suppress_internal": "suppress.internal",
-    "no_same_gender_children": "no.same.gender.children",
-    "greedy_level": "greedy.level",
-    "n0n1_cap": "n0n1.cap",
-    "verbose": "verbose",
-}
-_FROM_R = {v: k for k, v in _R_NAMES.items()}
+if BsControl.__doc__ is not None:  # (python -OO drops docstrings)
+    BsControl.__doc__ += "\n    Attributes:\n" + _attributes_doc() + "\n"
+
+#: R's names -> Python names, for the parameters of R's bscontrol()
+_FROM_R = {p.r_name: p.name for p in CONTROL_PARAMS if p.in_r}
 _FIELDS = {f.name for f in dataclasses.fields(BsControl) if not f.name.startswith("_")}
 
 

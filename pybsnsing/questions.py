@@ -36,6 +36,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import pandas as pd
 
+from .control import R_NAMES, control_default
 from .errors import PybsnsingValueError
 from .rformat import format_r
 from .rnames import quote_name, quote_string, read_quoted
@@ -851,11 +852,19 @@ def node_questions(
 # ---------------------------------------------------------------------------
 
 
-def _control_value(control: Any, name: str, default: Any) -> Any:
+#: binarize()'s node size when the control does not give one: 1, not R's default 0.
+#: The two differ only when a class is empty at the node: R's binarize.numeric then
+#: writes a "perfect" rule at +-Inf (min() of no values), pybsnsing writes none.
+_BINARIZE_NODE_SIZE = 1
+
+
+def _control_value(control: Any, name: str) -> Any:
+    """A control value of ``binarize`` (Python or R name; missing: the table's default)."""
+    default = _BINARIZE_NODE_SIZE if name == "node_size" else control_default(name)
     if control is None:
         return default
     if isinstance(control, dict):
-        return control.get(name, control.get(name.replace("_", "."), default))
+        return control.get(name, control.get(R_NAMES[name], default))
     return getattr(control, name, default)
 
 
@@ -922,11 +931,11 @@ def binarize(
         names,
         y,
         target,
-        num2factor=_control_value(control, "num2factor", 10),
-        nseg_numeric=_control_value(control, "nseg_numeric", 20),
-        nseg_factor=_control_value(control, "nseg_factor", 20),
-        bin_size=_control_value(control, "bin_size", 5),
-        node_size=_control_value(control, "node_size", 1),
+        num2factor=_control_value(control, "num2factor"),
+        nseg_numeric=_control_value(control, "nseg_numeric"),
+        nseg_factor=_control_value(control, "nseg_factor"),
+        bin_size=_control_value(control, "bin_size"),
+        node_size=_control_value(control, "node_size"),
         factor_cols=fcols,
         factor_levels=flevels,
         keep_perfect=keep_perfect,

@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .control import control_default
 from .errors import PybsnsingTypeError, PybsnsingValueError
 
 __all__ = [
@@ -665,14 +666,11 @@ def enum_search_packed(
                         n0=n0)
 
 
+#: the controls bslearn reads, with R's defaults (from the control table)
 _CONTROL_DEFAULTS: dict[str, Any] = {
-    "max_rules": 2,
-    "node_size": 0,
-    "no_same_gender_children": False,
-    "solver_timelimit": 180.0,
-    "opt_solver": "enum_c",
-    "opt_model": "gini",
-    "greedy_level": 0.9,
+    name: control_default(name)
+    for name in ("max_rules", "node_size", "no_same_gender_children", "solver_timelimit",
+                 "opt_solver", "opt_model", "greedy_level")
 }
 
 

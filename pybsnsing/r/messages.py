@@ -24,28 +24,14 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ..control import CONTROL_PARAMS
 from ..rformat import r_literal
 
 __all__ = ["call_for_r", "r_literal", "r_message"]
 
-#: Python names of the control parameters and R's names for them.
-R_CONTROL_NAMES = {
-    "bin_size": "bin.size",
-    "nseg_numeric": "nseg.numeric",
-    "nseg_factor": "nseg.factor",
-    "node_size": "node.size",
-    "stop_prob": "stop.prob",
-    "opt_model": "opt.model",
-    "opt_solver": "opt.solver",
-    "solver_timelimit": "solver.timelimit",
-    "max_rules": "max.rules",
-    "import_external": "import.external",
-    "suppress_internal": "suppress.internal",
-    "no_same_gender_children": "no.same.gender.children",
-    "greedy_level": "greedy.level",
-    "n0n1_cap": "n0n1.cap",
-    "keep_perfect_separation": "keep.perfect.separation",
-}
+#: Python names of the control parameters and R's names for them (where they differ),
+#: from the control table.
+R_CONTROL_NAMES = {p.name: p.r_name for p in CONTROL_PARAMS if p.r_name != p.name}
 
 #: Exceptions that mean "this input is wrong" (their text is the message);
 #: any other exception type is named in front of its text.

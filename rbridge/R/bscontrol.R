@@ -79,8 +79,10 @@ bscontrol <- function(bin.size = 5, nseg.numeric = 20, nseg.factor = 20, num2fac
     control$greedy.level <- 0.9
   }
   if (control$n0n1.cap < 1) {
-    fix("The value of 'n0n1.cap' must be a positive integer; the value 1 was used instead")
-    control$n0n1.cap <- 1
+    # bsnsing 1.0.1 warns ("set to 1") and keeps the value; so does pybsnsing's BsControl
+    fix(sprintf(paste("The value of 'n0n1.cap' must be a positive integer; the value %s",
+                      "was kept, as in bsnsing 1.0.1 (the tree does not use it)"),
+                format(control$n0n1.cap, digits = 15L)))
   }
   class(control) <- "bscontrol"
   control
