@@ -40,8 +40,10 @@ Limits of this first version (the rest of issue 20):
   matrix), the workers only for their blocks.  The exact distributed selection of the cut
   positions (a histogram pass bracketing each needed position, then an exact pass in the
   brackets) and the rpart questions from aggregated per-cut histograms are not done yet;
-* missing predictor values are refused (the engine imputes training medians, an order
-  statistic over all rows);
+* missing predictor values are imputed by the training medians, as the engine does; the
+  present values of each such design column are gathered to the driver for its exact
+  median; a partition in which a predictor is entirely missing is an error
+  (``build_design`` refuses it; repartition);
 * solvers other than the packed ENUM (``enum_py``, ``highs``, ``greedy``) and R's rpart
   (``import_external="r"``) search large nodes on the driver with the engine's
   ``find_rule`` on the gathered rows (exact, not distributed).
@@ -139,23 +141,38 @@ def _design_part(pdf: pd.DataFrame, formula: str, collation: str,
     if list(design.names) != list(names):
         raise DataError(f"a partition's design columns {design.names} differ from the "
                         f"first partition's {names}")
-    if design.imputed is not None:
-        bad = [names[j] for j in np.flatnonzero(np.asarray(design.imputed).any(axis=0))] \
-            if np.asarray(design.imputed).ndim == 2 else "some"
-        raise DataError(f"missing values in the predictors ({bad}): the Dask fit does not "
-                        "impute (the training medians are order statistics over all "
-                        "rows); impute them first, e.g. with fillna")
+    X = np.asfortranarray(design.X, dtype=np.float64)
+    if design.imputed is not None:  # undo the partition's medians: the tree's come later
+        X[np.asarray(design.imputed, dtype=bool)] = np.nan
     resp = code_response(pd.concat([y.reset_index(drop=True), y_distinct],
                                    ignore_index=True), collation=collation)
     if list(resp.levels) != list(ylevels):
         raise DataError(f"a partition codes the response as {resp.levels}, not {ylevels}")
     codes = np.asarray(resp.codes[: y.shape[0]], dtype=np.int16)
-    return _Block(np.asfortranarray(design.X, dtype=np.float64), codes)
+    return _Block(X, codes)
 
 
 def _distinct(s: pd.Series) -> pd.Series:
     """The distinct non-missing values of a column (a partition's, or merged ones)."""
     return s.dropna().drop_duplicates()
+
+
+def _missing_cols(block: _Block) -> np.ndarray:
+    return np.flatnonzero(np.isnan(block.X).any(axis=0))
+
+
+def _present_values(block: _Block, j: int) -> np.ndarray:
+    x = block.X[:, j]
+    return x[~np.isnan(x)]
+
+
+def _impute(block: _Block, medians: np.ndarray) -> _Block:
+    X = block.X
+    if np.isnan(X).any():
+        X = X.copy(order="F")
+        for j in np.flatnonzero(~np.isnan(medians)):
+            X[np.isnan(X[:, j]), j] = medians[j]
+    return _Block(X, block.codes, block.offset)
 
 
 def _set_offset(block: _Block, offset: int) -> _Block:
@@ -719,7 +736,7 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
     Raises:
         PybsnsingImportError: dask/distributed missing (``pip install "pybsnsing[dask]"``).
         PybsnsingTypeError: ``data`` is not a Dask DataFrame.
-        DataError: missing predictor values (impute first) or inconsistent partitions.
+        DataError: inconsistent partitions.
     """
     require("dask", "the Dask fit", "dask.dataframe")
     if not is_dask_frame(data):
@@ -764,7 +781,7 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
         warnings.simplefilter("ignore", DesignWarning)
         design, _ = build_design(formula, _to_categorical(head, levels), collation=collation)
     names = list(design.names)
-    tmpl = Design(X=np.empty((0, len(names))), names=names, medians=design.medians * np.nan,
+    tmpl = Design(X=np.empty((0, len(names))), names=names, medians=np.full(len(names), np.nan),
                   terms=design.terms, variables=design.variables,
                   response_name=design.response_name, factor_levels=design.factor_levels,
                   transforms=design.transforms, imputed=None)
@@ -780,9 +797,24 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
     blocks = [c.submit(_set_offset, b, int(o), pure=False)
               for b, o in zip(blocks0, offs, strict=True)]
     del blocks0
+    # missing predictor values: the training medians of the design columns, as the engine
+    # imputes them (exact: the present values of those columns are gathered)
+    miss = sorted({int(j) for cols in c.gather([c.submit(_missing_cols, b, pure=False)
+                                                 for b in blocks]) for j in cols})
+    medians = np.full(len(names), np.nan)
+    for j in miss:
+        vals = np.concatenate(c.gather([c.submit(_present_values, b, j, pure=False)
+                                        for b in blocks]))
+        if vals.shape[0] == 0:
+            raise PybsnsingValueError(
+                f"predictor columns with only missing values: {[names[j]]}")
+        medians[j] = float(np.median(vals))
+    if miss:
+        blocks = [c.submit(_impute, b, medians, pure=False) for b in blocks]
     n_train = int(sum(lens))
     if n_train == 0:
         raise PybsnsingValueError("data has no rows with a response")
+    tmpl.medians = medians
     info.setup_seconds = time.perf_counter() - t_start
     codes = np.concatenate(c.gather([c.submit(lambda b: b.codes, b, pure=False)
                                      for b in blocks]))

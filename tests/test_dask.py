@@ -1,0 +1,200 @@
+"""pybsnsing.dask: the tree grown on a Dask cluster is the in-memory tree, node for node.
+
+Runs on a LocalCluster of 2 worker processes (1 thread each), shared by the module.
+Skipped, with the reason, where dask/distributed is not installed (``pip install
+"pybsnsing[dask]"``).  ``local_rows`` is set low so that small data sets exercise the
+distributed split (counters summed across partitions, rules routed per partition) as
+well as the local subtrees.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("distributed", reason='dask is not installed: pip install "pybsnsing[dask]"')
+dd = pytest.importorskip("dask.dataframe", reason="dask.dataframe is not installed")
+
+from distributed import Client, LocalCluster  # noqa: E402
+
+from pybsnsing import bscontrol, bsnsing  # noqa: E402
+from pybsnsing.dask import bsnsing_dask, predict_dask  # noqa: E402
+from pybsnsing.dask._fit import _stitch  # noqa: E402
+from pybsnsing.datasets import dataset_formula, load_dataset  # noqa: E402
+from pybsnsing.errors import PybsnsingTypeError, PybsnsingValueError  # noqa: E402
+from pybsnsing.model import load_model  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, memory_limit="2GiB") as cluster, \
+            Client(cluster) as c:
+        yield c
+
+
+def node_table(model) -> list[dict]:
+    return [nd.to_dict(include_obs=True) for nd in model.nodes]
+
+
+def assert_same(ref, got) -> None:
+    """Same tree node for node: the printed tree, the node table (with each node's rows),
+    the fitted values."""
+    trees_r = getattr(ref, "trees", [ref])
+    trees_g = getattr(got, "trees", [got])
+    assert len(trees_r) == len(trees_g)
+    for r, g in zip(trees_r, trees_g, strict=True):
+        assert str(g.summary()) == str(r.summary())
+        assert node_table(g) == node_table(r)
+        assert g.node_size == r.node_size
+        np.testing.assert_array_equal(g.fitted_values, r.fitted_values)
+    assert str(got) == str(ref)
+
+
+def _synthetic(n: int, seed: int = 7) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 6)).round(3)
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 7)])
+    df["grp"] = rng.choice(["a", "b", "c", "dd"], n)
+    df["cnt"] = rng.integers(0, 6, n)  # few values: factor-like (num2factor) questions
+    lin = X[:, 0] + X[:, 1] * X[:, 2] - 0.5 * (df["grp"] == "b") + 0.3 * df["cnt"]
+    df["y"] = np.where(lin + rng.normal(0, 0.5, n) > 0.6, "pos", "neg")
+    return df
+
+
+@pytest.mark.parametrize("max_rules", [1, 2, 3])
+def test_same_tree_synthetic(client, max_rules):
+    df = _synthetic(6000)
+    ddf = dd.from_pandas(df, npartitions=3)
+    ref = bsnsing("y ~ .", df, max_rules=max_rules)
+    got = bsnsing_dask("y ~ .", ddf, client, max_rules=max_rules, local_rows=800)
+    assert_same(ref, got)
+    info = got.dask_info
+    assert info.levels[0]["large"] == 1 and sum(d["local"] for d in info.levels) > 0
+
+
+def test_same_tree_no_external_and_no_local(client):
+    """Every node split distributedly (local_rows=0), internal questions only."""
+    df = _synthetic(3000, seed=3)
+    ddf = dd.from_pandas(df, npartitions=4)
+    kw = {"import_external": False, "max_rules": 2}
+    assert_same(bsnsing("y ~ .", df, **kw), bsnsing_dask("y ~ .", ddf, client, local_rows=0,
+                                                          **kw))
+
+
+def test_missing_values_imputed_as_in_memory(client):
+    df = _synthetic(3000, seed=9)
+    rng = np.random.default_rng(1)
+    for col in ("x1", "x3", "cnt"):
+        df.loc[rng.random(len(df)) < 0.05, col] = np.nan
+    got = bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=3), client, local_rows=400)
+    ref = bsnsing("y ~ .", df)
+    assert_same(ref, got)
+    np.testing.assert_array_equal(got.design.medians, ref.design.medians)
+    np.testing.assert_array_equal(got.predict(df, impute=True), ref.predict(df, impute=True))
+
+
+def test_whole_tree_local(client):
+    df = _synthetic(2000, seed=5)
+    got = bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=2), client)
+    assert_same(bsnsing("y ~ .", df), got)
+    assert got.dask_info.levels[0]["local"] == 1
+
+
+@pytest.mark.parametrize("name", ["BreastCancer", "kyphosis", "iris", "pima", "titanic",
+                                  "GlaucomaMVF"])
+def test_same_tree_bundled(client, name):
+    df = load_dataset(name)
+    formula = dataset_formula(name)
+    ddf = dd.from_pandas(df, npartitions=3)
+    for kw in ({}, {"max_rules": 1}, {"max_rules": 3, "node_size": 5}):
+        ref = bsnsing(formula, df, **kw)
+        got = bsnsing_dask(formula, ddf, client, local_rows=40, **kw)
+        assert_same(ref, got)
+
+
+def test_bsnsing_dispatches_dask_frames(client):
+    df = load_dataset("kyphosis")
+    got = bsnsing("Kyphosis ~ .", dd.from_pandas(df, npartitions=2),
+                  control=bscontrol(max_rules=3))
+    assert_same(bsnsing("Kyphosis ~ .", df, control=bscontrol(max_rules=3)), got)
+
+
+def test_predict_print_save(client, tmp_path: Path):
+    df = _synthetic(4000, seed=11)
+    ddf = dd.from_pandas(df, npartitions=3)
+    ref = bsnsing("y ~ .", df)
+    got = bsnsing_dask("y ~ .", ddf, client, local_rows=500)
+    new = _synthetic(700, seed=12)
+    for kind in ("prob", "class"):
+        want = ref.predict(new, type=kind)
+        np.testing.assert_array_equal(got.predict(new, type=kind), want)
+        lazy = predict_dask(got, dd.from_pandas(new, npartitions=2), type=kind)
+        np.testing.assert_array_equal(lazy.compute().to_numpy(), want)
+    assert repr(got) == repr(ref)
+    path = tmp_path / "m.json"
+    got.save(path)
+    back = load_model(path)
+    assert str(back.summary()) == str(ref.summary())
+    np.testing.assert_array_equal(back.predict(new, type="class"), ref.predict(new, type="class"))
+
+
+def test_multiclass_predict_dask(client):
+    df = load_dataset("iris")
+    formula = dataset_formula("iris")
+    got = bsnsing_dask(formula, dd.from_pandas(df, npartitions=2), client, local_rows=30)
+    ref = bsnsing(formula, df)
+    lazy = predict_dask(got, dd.from_pandas(df, npartitions=2), type="class")
+    np.testing.assert_array_equal(lazy.compute().to_numpy(), ref.predict(df, type="class"))
+    with pytest.raises(PybsnsingValueError):
+        predict_dask(got, dd.from_pandas(df, npartitions=2), type="prob")
+
+
+def test_synthetic100k(client, shared):
+    """The reference set synthetic100k (every row), default control and max_rules 1 and 3
+    on a 20 000-row prefix."""
+    from pybsnsing.datasets import read_canonical
+
+    tab = shared / "data" / "tabular"
+    manifest = pd.read_csv(tab / "manifest.csv")
+    file = manifest.loc[manifest["name"] == "synthetic100k", "file"].iloc[0]
+    columns = pd.read_csv(tab / "columns.csv", keep_default_na=False)
+    df = read_canonical(tab / file, columns, "synthetic100k")
+    ddf = dd.from_pandas(df, npartitions=4)
+    assert_same(bsnsing("y ~ .", df), bsnsing_dask("y ~ .", ddf, client, local_rows=20_000))
+    head = df.iloc[:20_000].reset_index(drop=True)
+    hdf = dd.from_pandas(head, npartitions=3)
+    for mr in (1, 3):
+        assert_same(bsnsing("y ~ .", head, max_rules=mr),
+                    bsnsing_dask("y ~ .", hdf, client, max_rules=mr, local_rows=4000))
+
+
+def test_errors(client):
+    df = _synthetic(500)
+    with pytest.raises(PybsnsingTypeError):
+        bsnsing_dask("y ~ .", df, client)
+    with pytest.raises(PybsnsingValueError, match="max_rules <= 2"):
+        bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=2), client, max_rules=3,
+                     local_rows=0, gather_limit=1000)
+    with pytest.raises(PybsnsingValueError):
+        bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=2), client, local_rows=-1)
+
+
+def test_stitch_matches_one_packing():
+    from pybsnsing.kernels.enum import pack_by_class
+
+    rng = np.random.default_rng(0)
+    B = (rng.random((1000, 7)) < 0.4).astype(np.uint8)
+    y = (rng.random(1000) < 0.3).astype(np.uint8)
+    whole = pack_by_class(B, y)
+    cuts = [0, 1, 63, 64, 200, 511, 512, 999, 1000]
+    parts = [pack_by_class(B[a:b], y[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    ns = [(int(y[a:b].sum()), int((1 - y[a:b]).sum()))
+          for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
+    Xp = _stitch([(p[0], n[0]) for p, n in zip(parts, ns, strict=True)], 7)
+    Xn = _stitch([(p[1], n[1]) for p, n in zip(parts, ns, strict=True)], 7)
+    np.testing.assert_array_equal(Xp, whole[0])
+    np.testing.assert_array_equal(Xn, whole[1])
