@@ -6,7 +6,8 @@ The public names:
 * :func:`bscontrol` / :class:`BsControl` — the control parameters;
 * :func:`binarize`, :func:`binarize_numeric`, :func:`bslearn` — R's building blocks;
 * :class:`BsnsingModel`, :class:`MBsnsingModel` — fitted models; :func:`load_model`;
-* :func:`roc_auc` — R's ``ROC_func``;
+* :func:`roc_auc` — the tie-correct AUC (scikit-learn's ``roc_auc_score``);
+  :func:`ROC_func` — R bsnsing's ``ROC_func`` (order-dependent on ties);
 * :func:`read_csv` — R's ``read.csv`` value for value (column classes, factor levels,
   doubles bit for bit);
 * :func:`murtree`, :func:`murtree_fit` — MurTree optimal trees (:mod:`pybsnsing.optimal`);
@@ -52,12 +53,14 @@ _LAZY = {
     "slim_improve": ("pybsnsing.optimal", "slim_improve"),
     "BsnsingClassifier": ("pybsnsing.sklearn", "BsnsingClassifier"),
     "roc_auc": ("pybsnsing.export.roc", "roc_auc"),
+    "ROC_func": ("pybsnsing.export.roc", "ROC_func"),
     "read_csv": ("pybsnsing.datasets._reader", "read_csv"),
     "warmup": ("pybsnsing._warmup", "warmup"),
 }
 
 __all__ = [
     "BsControl",
+    "ROC_func",
     "BsnsingClassifier",
     "BsnsingModel",
     "DataError",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["RocResult", "roc_auc", "plot_roc"]
+__all__ = ["ROC_func", "RocResult", "roc_auc", "plot_roc"]
 
-_LAZY = {"RocResult": "roc", "roc_auc": "roc", "plot_roc": "roc"}
+_LAZY = {"ROC_func": "roc", "RocResult": "roc", "roc_auc": "roc", "plot_roc": "roc"}
 
 
 def __getattr__(name: str) -> Any:

@@ -1,8 +1,19 @@
-"""ROC curve and AUC, equivalent to R bsnsing's ``ROC_func``.
+"""ROC curve and AUC: the tie-correct AUC (:func:`roc_auc`) and R bsnsing's ``ROC_func``.
+
+Two functions, one result type (:class:`RocResult`):
+
+* :func:`roc_auc` -- the usual AUC: the probability that a random positive row scores
+  above a random negative row, a TIE COUNTING ONE HALF (the Mann-Whitney statistic).
+  It equals scikit-learn's ``roc_auc_score`` and does not depend on the row order; it
+  is what the bsnsing paper's tables report (titanic: 0.724 for the bsnsing tree,
+  where ``ROC_func`` gives 0.568 because a tree gives many rows the same score). The
+  curve has one point per distinct score (ties are a diagonal segment).
+* :func:`ROC_func` -- R bsnsing 1.0.1's ``ROC_func`` (its R name), bit for bit, for
+  parity with R. Its AUC depends on the order of rows with equal scores (below).
 
 R bsnsing 1.0.1 ships ``ROC_func(df, label_colnum, score_colnum, pos.label = "1",
 plot.ROC = FALSE, ...)``, a general utility that returns the area under the ROC curve.
-Its semantics, reproduced here exactly:
+Its semantics, reproduced by :func:`ROC_func` exactly:
 
 1. The rows are put in decreasing order of score with ``order(-score)``, a *stable*
    sort: rows with equal scores keep their input order, and missing (NaN) scores go
@@ -22,7 +33,7 @@ tie as one half) when a positive and a negative share a score. Without such ties
 are equal.
 
 When only one class is present, R's loop returns 0 (nothing is ever added); so does
-:func:`roc_auc`, with a :class:`RuntimeWarning`.
+:func:`ROC_func`, with a :class:`RuntimeWarning` (:func:`roc_auc` returns NaN).
 """
 
 from __future__ import annotations
@@ -40,23 +51,24 @@ from ..rformat import as_character
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-__all__ = ["RocResult", "roc_auc", "plot_roc"]
+__all__ = ["ROC_func", "RocResult", "plot_roc", "roc_auc"]
 
 
 @dataclass(frozen=True, eq=False)
 class RocResult:
-    """An ROC curve as R's ``ROC_func`` builds it.
+    """An ROC curve (from :func:`roc_auc` or :func:`ROC_func`).
 
     Attributes
     ----------
     auc
         Area under the curve (R's return value).
     fpr, tpr
-        The ``n + 1`` points of the curve: ``(0, 0)`` then one point per row in ranked
-        order (R's ``FPR`` and ``TPR`` vectors).
+        The points of the curve, from ``(0, 0)``. :func:`ROC_func`: ``n + 1`` points, one
+        per row in ranked order (R's ``FPR`` and ``TPR`` vectors). :func:`roc_auc`: one
+        point per distinct score (scikit-learn's ``roc_curve(drop_intermediate=False)``).
     thresholds
-        ``n + 1`` values: ``inf``, then the score of each ranked row; point ``k`` is the
-        curve after the ``k`` highest-ranked rows are called positive.
+        ``inf``, then the score of each point: the curve after the rows scoring at
+        least the threshold are called positive.
     n_pos, n_neg
         ``P`` and ``N``.
     order
@@ -112,8 +124,10 @@ def _positive_mask(labels: np.ndarray, pos_label: Any) -> tuple[np.ndarray, Any]
     return np.fromiter(hits, dtype=bool, count=len(labels)), pos_label
 
 
-def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
-    """ROC curve and AUC exactly as R bsnsing's ``ROC_func``.
+def ROC_func(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
+    """ROC curve and AUC exactly as R bsnsing's ``ROC_func`` (order-dependent on ties).
+
+    For the usual, tie-correct AUC use :func:`roc_auc`.
 
     Parameters
     ----------
@@ -181,6 +195,74 @@ def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
     )
 
 
+def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
+    """The tie-correct ROC curve and AUC (scikit-learn's ``roc_auc_score``).
+
+    The AUC is the share of (positive, negative) row pairs where the positive row
+    scores higher, a tie counting one half (the Mann-Whitney statistic): the area
+    under the curve with one point per distinct score. It does not depend on the row
+    order. For R bsnsing's order-dependent value use :func:`ROC_func`.
+
+    Parameters
+    ----------
+    labels, pos_label
+        As in :func:`ROC_func` (``None``: R's default ``"1"``, or ``True`` for
+        boolean labels).
+    scores
+        Prediction scores; larger means more positive. NaN scores rank below every
+        number (tied with each other).
+
+    Returns
+    -------
+    RocResult
+        ``auc`` (NaN, with a :class:`RuntimeWarning`, when only one class is present);
+        the curve at the distinct scores, highest first.
+    """
+    lab = _as_label_array(labels)
+    sc = np.asarray(scores, dtype=np.float64)
+    if sc.ndim != 1 or lab.shape[0] != sc.shape[0]:
+        raise PybsnsingValueError("labels and scores must be 1-D and of the same length")
+    n = sc.shape[0]
+    if n == 0:
+        raise PybsnsingValueError("need at least one observation")
+    is_pos, pos_label = _positive_mask(lab, pos_label)
+    order = np.argsort(-sc, kind="stable")  # NaN last
+    ranked = sc[order]
+    pos = is_pos[order].astype(np.int64)
+    n_pos = int(pos.sum())
+    n_neg = n - n_pos
+    # the last row of each group of equal scores (NaNs form one group)
+    nan = np.isnan(ranked)
+    same = (ranked[1:] == ranked[:-1]) | (nan[1:] & nan[:-1])
+    ends = np.flatnonzero(np.concatenate((~same, [True])))
+    tp = np.concatenate(([0], np.cumsum(pos)[ends]))
+    fp = np.concatenate(([0], (ends + 1) - tp[1:]))
+    if n_pos == 0 or n_neg == 0:
+        warnings.warn(
+            f"only one class present (P = {n_pos}, N = {n_neg}); the AUC is undefined",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        auc = float("nan")
+    else:
+        # trapezoids in half-units, summed exactly in integers, divided once
+        twice_area = int(np.sum((fp[1:] - fp[:-1]) * (tp[1:] + tp[:-1])))
+        auc = twice_area / (2 * n_pos * n_neg)
+    tpr = tp / n_pos if n_pos else np.zeros(tp.shape)
+    fpr = fp / n_neg if n_neg else np.zeros(fp.shape)
+    thresholds = np.concatenate(([np.inf], ranked[ends]))
+    return RocResult(
+        auc=auc,
+        fpr=fpr.astype(np.float64),
+        tpr=tpr.astype(np.float64),
+        thresholds=thresholds,
+        n_pos=n_pos,
+        n_neg=n_neg,
+        order=order,
+        pos_label=pos_label,
+    )
+
+
 def plot_roc(
     result: RocResult,
     file: str | os.PathLike[str] | IO[bytes] | None = None,
@@ -198,7 +280,7 @@ def plot_roc(
     Parameters
     ----------
     result
-        From :func:`roc_auc`.
+        From :func:`roc_auc` or :func:`ROC_func`.
     file
         If given, the figure is written there (format from the extension, PNG by
         default for file objects). Without ``ax`` the figure is drawn on a fresh

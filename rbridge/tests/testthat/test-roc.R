@@ -15,14 +15,14 @@ test_that("ROC_func computes R bsnsing's AUC", {
   grDevices::dev.off()
 })
 
-test_that("ROC_func agrees with pybsnsing's roc_auc", {
+test_that("ROC_func agrees with pybsnsing's ROC_func", {
   skip_if_no_pybsnsing()
   roc <- tryCatch(reticulate::import("pybsnsing.export.roc"), error = function(e) NULL)
   skip_if(is.null(roc), "pybsnsing.export.roc is not available yet")
   set.seed(1)
   score <- round(runif(200), 2)           # with ties
   label <- ifelse(runif(200) < score, "pos", "neg")
-  r <- roc$roc_auc(as.list(label), as.list(score), pos_label = "pos")
+  r <- roc$ROC_func(as.list(label), as.list(score), pos_label = "pos")
   expect_equal(ROC_func(data.frame(score, label), 2, 1, pos.label = "pos"),
                as.numeric(r$auc), tolerance = 1e-12)
 })
