@@ -33,15 +33,33 @@ def _call_text(formula: str, control: BsControl, given: dict[str, Any]) -> str:
 
 
 def fit_binary(design: Design, y01: np.ndarray, ycode: list, control: BsControl,
-               call: str, formula: str | None, progress=None) -> BsnsingModel:
+               call: str, formula: str | None, progress=None,
+               max_depth: int | None = None) -> BsnsingModel:
     """Grow one two-class tree on a prepared design matrix (y coded 0/1)."""
-    nodes, node_size = grow_tree(design.X, design.names, y01, control, progress=progress)
-    return BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=control, node_size=node_size,
-                        design=design, call=call, formula=formula)
+    nodes, node_size = grow_tree(design.X, design.names, y01, control, progress=progress,
+                                 max_depth=max_depth)
+    model = BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=control,
+                         node_size=node_size, design=design, call=call, formula=formula)
+    model.max_depth = max_depth
+    return model
+
+
+def check_max_depth(max_depth: Any) -> int | None:
+    """``max_depth`` must be None or a whole number >= 0."""
+    from .errors import InvalidParameterError
+
+    if max_depth is None:
+        return None
+    if isinstance(max_depth, (bool, np.bool_)) or not isinstance(max_depth, (int, np.integer)):
+        raise InvalidParameterError(
+            f"max_depth must be None or a whole number >= 0, got {max_depth!r}")
+    if max_depth < 0:
+        raise InvalidParameterError(f"max_depth must be >= 0, got {max_depth}")
+    return int(max_depth)
 
 
 def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None = None,
-            progress: bool = False, collation: str = "r",
+            progress: bool = False, collation: str = "r", max_depth: int | None = None,
             **control_kwargs: Any) -> BsnsingModel | MBsnsingModel:
     """Fit a bsnsing tree (R bsnsing 1.0.1's ``bsnsing(formula, data, ...)``).
 
@@ -70,6 +88,9 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
             decides the dummy columns and the class order as in R bsnsing;
             ``"codepoint"`` as R in the C locale (``B < a``).
             Categorical columns keep their own level order either way.
+        max_depth: the deepest a leaf may be (root = 0); None (default): no limit,
+            R bsnsing's growth. pybsnsing goes beyond R bsnsing here; see also
+            ``model.prune(cp)`` (cost-complexity pruning).
         **control_kwargs: control parameters by Python or R name, e.g.
             ``max_rules=3`` or ``**{"import.external": False}``.
 
@@ -89,6 +110,7 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
         return bsnsing_dask(formula, data, None, control, collation=collation,
                             verbose=progress is True, **control_kwargs)
     progress = check_progress(progress)
+    max_depth = check_max_depth(max_depth)
     ctrl = resolve_control(control, **control_kwargs)
     design, y = build_design(formula, data, collation=collation)
     response = code_response(y, collation=collation)
@@ -96,14 +118,14 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
     if response.n_classes == 2:
         with fit_progress(progress, 1) as bar:
             return fit_binary(design, response.codes, list(response.levels), ctrl, call,
-                              formula, progress=bar)
+                              formula, progress=bar, max_depth=max_depth)
     trees = []
     levels = response.levels
     with fit_progress(progress, len(levels)) as bar:
         for k in range(len(levels)):
             y01 = (response.codes == k).astype(np.int64)
             trees.append(fit_binary(design, y01, ["all.other", levels[k]], ctrl, call,
-                                    formula, progress=bar))
+                                    formula, progress=bar, max_depth=max_depth))
             if bar is not None:
                 bar.tree_done()
     prior, changed = class_priors(response)

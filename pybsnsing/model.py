@@ -30,6 +30,7 @@ from .control import BsControl
 from .design import Design, design_for_newdata, design_from_dict, design_to_dict
 from .errors import ModelFileError, PybsnsingError, PybsnsingTypeError, PybsnsingValueError
 from .inspection import BinaryTreeAccessors, MultiTreeAccessors
+from .prune import MultiPruningMixin, PruningMixin
 from .rformat import as_character
 from .rules import evaluate_rule
 from .tree import Node
@@ -142,7 +143,7 @@ class BsnsingSummary:
 
 
 @dataclass
-class BsnsingModel(BinaryTreeAccessors, _ModelOutputs):
+class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
     """A fitted two-class bsnsing tree.
 
     Attributes:
@@ -354,7 +355,7 @@ class BsnsingModel(BinaryTreeAccessors, _ModelOutputs):
 
 
 @dataclass
-class MBsnsingModel(MultiTreeAccessors, _ModelOutputs):
+class MBsnsingModel(MultiTreeAccessors, MultiPruningMixin, _ModelOutputs):
     """A multi-class bsnsing model: one tree per class against ``all.other``.
 
     Attributes:

@@ -77,6 +77,9 @@ from .control import BsControl  # noqa: E402
 
 __all__ = ["BsnsingClassifier", "MissingValuesWarning"]
 
+#: parameters that are not R's control parameters: the size of the tree (pybsnsing only)
+_TREE_SIZE_PARAMS = ("max_depth", "ccp_alpha")
+
 #: check_array's keyword for finiteness: renamed in scikit-learn 1.6, the old name removed in 1.8.
 _FINITE_KW = ("ensure_all_finite"
               if "ensure_all_finite" in inspect.signature(check_array).parameters
@@ -160,6 +163,12 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
         verbose: print a trace while growing.
         keep_perfect_separation: keep the rule of a numeric variable that
             separates the classes perfectly at a node (R drops it).
+        max_depth: the deepest a leaf may be (root = 0); None: no limit (R bsnsing).
+        ccp_alpha: cost-complexity pruning, scikit-learn's scale: the cost of a leaf
+            in training misclassification rate; the tree is pruned to the subtree
+            minimising ``errors / n + ccp_alpha * leaves`` (:mod:`pybsnsing.prune`;
+            ``model_.prune(cp)`` with ``cp = ccp_alpha * n / root errors``). 0: no
+            pruning. GridSearchCV can select it.
 
     Attributes:
         model_: the fitted :class:`~pybsnsing.BsnsingModel` (two classes) or
@@ -191,6 +200,8 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
         n0n1_cap: int = 40000,
         verbose: bool = False,
         keep_perfect_separation: bool = False,
+        max_depth: int | None = None,
+        ccp_alpha: float = 0.0,
     ) -> None:
         self.bin_size = bin_size
         self.nseg_numeric = nseg_numeric
@@ -209,6 +220,8 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
         self.n0n1_cap = n0n1_cap
         self.verbose = verbose
         self.keep_perfect_separation = keep_perfect_separation
+        self.max_depth = max_depth
+        self.ccp_alpha = ccp_alpha
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self):  # scikit-learn >= 1.6
@@ -226,7 +239,8 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
     # --------------------------------------------------------------- helpers
     def control(self) -> BsControl:
         """The :class:`BsControl` of the current parameters (validated)."""
-        return BsControl(**{name: getattr(self, name) for name in self._get_param_names()})
+        return BsControl(**{name: getattr(self, name) for name in self._get_param_names()
+                            if name not in _TREE_SIZE_PARAMS})
 
     def _frame(self, X: Any, *, fit: bool, y: Any = None) -> tuple[pd.DataFrame, Any]:
         """Validate ``X`` (and ``y`` when fitting); return the data frame bsnsing sees."""
@@ -301,7 +315,12 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
         response = _response_name(list(frame.columns))
         frame[response] = pd.Categorical.from_codes(np.asarray(codes).ravel(),
                                                     categories=pd.Index(classes, dtype=object))
-        self.model_ = bsnsing(f"{response} ~ .", frame, control=control)
+        self.model_ = bsnsing(f"{response} ~ .", frame, control=control,
+                              max_depth=self.max_depth)
+        if self.ccp_alpha != 0:
+            from .prune import prune_alpha
+
+            self.model_ = prune_alpha(self.model_, self.ccp_alpha)
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:

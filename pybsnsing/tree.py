@@ -356,8 +356,12 @@ def find_rule(X: np.ndarray, names: list[str], y: np.ndarray, target: int,
 
 
 def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
-              progress=None) -> tuple[list[Node], int]:
+              progress=None, max_depth: int | None = None) -> tuple[list[Node], int]:
     """Grow a bsnsing tree on the design matrix ``X`` with 0/1 response ``y``.
+
+    ``max_depth`` (None: R bsnsing's growth, no limit): nodes at that depth stay
+    leaves. As a node's split depends only on its own rows, the tree is the full
+    tree with the nodes below ``max_depth`` removed (numbers in the same order).
 
     Returns the nodes in number order and the node size used.
     """
@@ -377,6 +381,8 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
         head += 1
         assert item is not None
         node, ordm = item
+        if max_depth is not None and node.depth >= max_depth:
+            continue
         rows = node.obs
         rule = grower.find_rule(rows, ordm, node.node_class)
         if control.verbose:
@@ -397,6 +403,8 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
         nodes.extend((lnode, rnode))
         split_l = splittable(lnode, node_size, control.stop_prob)
         split_r = splittable(rnode, node_size, control.stop_prob)
+        if max_depth is not None and lnode.depth >= max_depth:
+            split_l = split_r = False
         if split_l or split_r:
             ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
             if split_l:
