@@ -15,6 +15,7 @@ EXPECTED = {
                            "breastcancer_tree.tex"],
     "control_parameters.py": ["control_parameters.csv"],
     "multiclass.py": ["iris_trees.png"],
+    "beyond-r-bsnsing.py": ["breastcancer_tree.py", "breastcancer_tree.sql"],
 }
 
 
