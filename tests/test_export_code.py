@@ -153,7 +153,8 @@ def test_fallback_number_format_is_r():
     values = [1e5, 123456.0, 1e-4, 0.001, 13.0, -1.815, 0.5, 1e15, 1e-20, 2.5e300,
               100000.5, -0.0, 0.1 + 0.2, 1 / 3, 123456789012345678.0]
     values += list(rng.normal(scale=10.0 ** rng.integers(-8, 9, 300)))
-    values += [round(float(v), int(d)) for v, d in zip(rng.normal(size=200), rng.integers(0, 6, 200))]
+    values += [round(float(v), int(d))
+               for v, d in zip(rng.normal(size=200), rng.integers(0, 6, 200), strict=True)]
     for v in values:
         assert ns["_format_r"](v) == format_r(v), v
     assert ns["_chr"](True) == "TRUE" and ns["_chr"](np.int64(3)) == "3"
