@@ -128,9 +128,9 @@ def _check_binary(d: dict, where: str) -> None:
     if not isinstance(control, dict):
         raise _fail(where, "'control' must be a JSON object")
     try:
-        from .model import _control_from_dict
+        from .control import control_from_dict
 
-        _control_from_dict(control)
+        control_from_dict(control)
     except PybsnsingError as exc:
         raise _fail(where, f"control: {exc}") from None
     _int(d, "node_size", where, lo=0)

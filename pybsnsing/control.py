@@ -300,6 +300,14 @@ def bscontrol(**kwargs: Any) -> BsControl:
     return BsControl(**_normalise_names(kwargs))
 
 
+def control_from_dict(d: dict[str, Any]) -> BsControl:
+    """The control of a saved model (R's names, as ``to_r_dict`` writes them, plus
+    ``keep.perfect.separation``)."""
+    d = dict(d)
+    keep = bool(d.pop("keep.perfect.separation", False))
+    return bscontrol(**d, keep_perfect_separation=keep)
+
+
 def resolve_control(control: BsControl | dict[str, Any] | None, **kwargs: Any) -> BsControl:
     """Merge a control object (or dict) with keyword overrides into one BsControl."""
     if control is None:

@@ -64,13 +64,14 @@ from typing import Any
 import numpy as np
 
 from .control import ControlWarning
-from .search import (
+from .validation import (
     MAX_RULES_CAP,
     SearchResult,
-    _as_binary_matrix,
-    _as_binary_vector,
-    _as_groups,
-    _as_int,
+    as_binary_matrix,
+    as_binary_vector,
+    as_groups,
+    as_int,
+    search_args,
 )
 
 __all__ = [
@@ -271,12 +272,9 @@ def build_model(
     Raises:
         ValueError: ``formulation="theta"`` with ``n0*n1 > n0n1_cap``.
     """
-    Bm = _as_binary_matrix(B)
+    Bm, yv, grp, max_rules, node_size = search_args(B, y, groups, max_rules, node_size,
+                                                    MAX_RULES_CAP)
     n, m = Bm.shape
-    yv = _as_binary_vector(y, n)
-    grp = _as_groups(groups, m)
-    max_rules = _as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
-    node_size = _as_int(node_size, "node_size", 0)
     _check_choice(model, MODELS, "model")
     _check_choice(formulation, FORMULATIONS, "formulation")
     _check_choice(node_size_mode, NODE_SIZE_MODES, "node_size_mode")
@@ -576,17 +574,17 @@ def mip_search(
         ValueError, TypeError: malformed inputs.
     """
     _import_highspy()
-    Bm = _as_binary_matrix(B)
+    Bm = as_binary_matrix(B)
     n, m = Bm.shape
-    yv = _as_binary_vector(y, n)
-    grp = _as_groups(groups, m)
+    yv = as_binary_vector(y, n)
+    grp = as_groups(groups, m)
     time_limit = _as_time(time_limit)
     nsgc = _as_flag(no_same_gender_children)
     mm = build_model(Bm, yv, grp, max_rules=max_rules, node_size=node_size,
                      no_same_gender_children=nsgc, model=model, formulation=formulation,
                      node_size_mode=node_size_mode, n0n1_cap=n0n1_cap)
-    max_rules = _as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
-    node_size = _as_int(node_size, "node_size", 0)
+    max_rules = as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
+    node_size = as_int(node_size, "node_size", 0)
     pos = yv == 1
     n1, n0 = mm.n1, mm.n0
     none = SearchResult(cols=(), objval=n0 * n1 / 2, neval=0, n1=n1, n0=n0)
@@ -642,12 +640,9 @@ def greedy_search(
         :class:`~pybsnsing.search.SearchResult`: ``objval`` the objective of the rule
         (``n0*n1`` when no question was added), ``neval`` the rules evaluated.
     """
-    Bm = _as_binary_matrix(B)
+    Bm, yv, grp, max_rules, node_size = search_args(B, y, groups, max_rules, node_size,
+                                                    MAX_RULES_CAP)
     n, m = Bm.shape
-    yv = _as_binary_vector(y, n)
-    grp = _as_groups(groups, m)
-    max_rules = _as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
-    node_size = _as_int(node_size, "node_size", 0)
     _check_choice(model, MODELS, "model")
     level = float(greedy_level)
     pos = yv == 1

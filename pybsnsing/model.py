@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .control import BsControl
+from .control import BsControl, control_from_dict
 from .design import Design, design_for_newdata, design_from_dict, design_to_dict
 from .errors import ModelFileError, PybsnsingError, PybsnsingTypeError, PybsnsingValueError
 from .inspection import BinaryTreeAccessors, MultiTreeAccessors
@@ -345,7 +345,7 @@ class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
             nodes=[Node.from_dict(nd) for nd in d["nodes"]],
             ycode=list(d["ycode"]),
             y=np.asarray(d["y"], dtype=np.int64),
-            control=_control_from_dict(d["control"]),
+            control=control_from_dict(d["control"]),
             node_size=int(d["node_size"]),
             design=None if d.get("design") is None else design_from_dict(d["design"]),
             call=d.get("call", "bsnsing()"),
@@ -466,14 +466,6 @@ def _jsonable(v: Any) -> Any:
     if isinstance(v, np.generic):
         return v.item()
     return v
-
-
-def _control_from_dict(d: dict) -> BsControl:
-    from .control import bscontrol
-
-    d = dict(d)
-    keep = bool(d.pop("keep.perfect.separation", False))
-    return bscontrol(**d, keep_perfect_separation=keep)
 
 
 def model_from_dict(d: Any) -> BsnsingModel | MBsnsingModel:

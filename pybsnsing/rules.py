@@ -222,7 +222,7 @@ def _parse_question_cached(text: str) -> Question:
     raise _bad(text)
 
 
-def _split_rule(text: str) -> list[str]:
+def split_rule(text: str) -> list[str]:
     """Split a rule on `` | `` outside quotes and backticks."""
     parts: list[str] = []
     start = 0
@@ -252,7 +252,7 @@ def parse_rule(text: str) -> list[Question]:
         raise PybsnsingTypeError(f"rule text must be a str, got {type(text).__name__}")
     if text.strip() == "":
         raise PybsnsingValueError("empty rule text")
-    return [parse_question(p) for p in _split_rule(text)]
+    return [parse_question(p) for p in split_rule(text)]
 
 
 def rule_variables(text: str) -> list[str]:

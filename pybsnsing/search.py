@@ -44,6 +44,7 @@ import numpy as np
 
 from .control import control_default
 from .errors import PybsnsingTypeError, PybsnsingValueError
+from .validation import MAX_RULES_CAP, SearchResult, as_groups, as_int, search_args
 
 __all__ = [
     "SearchResult",
@@ -62,8 +63,6 @@ __all__ = [
 SOLVERS = ("enum_c", "enum", "enum_py", "highs", "greedy")
 #: R's MIP solver names: HiGHS is used instead, with a warning
 _R_MIP_SOLVERS = ("gurobi", "cplex", "lpSolve")
-#: R's C code keeps rules in fixed arrays of 10 columns
-MAX_RULES_CAP = 10
 
 
 class _EnumTuning(NamedTuple):
@@ -82,26 +81,6 @@ class _EnumTuning(NamedTuple):
 
 
 _DEFAULT_TUNING = _EnumTuning()
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """Outcome of one ENUM search.
-
-    Attributes:
-        cols: chosen question columns, 0-based and increasing; ``()`` when no rule beats the
-            start value ``n0*n1/2``.
-        objval: the best objective ``v`` found (``n0*n1/2`` when no rule was found).
-        neval: candidate rules evaluated, counted as R's C code counts them.
-        n1: rows with ``y == 1`` (the target class).
-        n0: rows with ``y == 0``.
-    """
-
-    cols: tuple[int, ...]
-    objval: float
-    neval: int
-    n1: int
-    n0: int
 
 
 @dataclass(frozen=True)
@@ -242,98 +221,6 @@ def structural_groups(var: Any, direction: Any) -> np.ndarray:
     rest = np.flatnonzero(d < 0)
     grp[rest] = nxt + 1 + np.arange(rest.shape[0])
     return grp
-
-
-# ---------------------------------------------------------------------------------------
-# input validation
-
-
-def _as_binary_matrix(B: Any) -> np.ndarray:
-    """Validate a 0/1 matrix and return it as C-contiguous uint8."""
-    arr = np.asarray(B)
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise PybsnsingTypeError("B must hold numbers 0/1, got non-numeric entries") from exc
-    if arr.ndim != 2:
-        raise PybsnsingValueError(f"B must be a 2-D 0/1 matrix, got {arr.ndim} dimension(s)")
-    n, m = arr.shape
-    if n == 0:
-        raise PybsnsingValueError("B has no rows")
-    if m == 0:
-        raise PybsnsingValueError("B has no columns (no questions to search)")
-    if arr.dtype == np.bool_:
-        return np.ascontiguousarray(arr, dtype=np.uint8)
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise PybsnsingTypeError(
-            f"B must be an integer, boolean or 0/1 float matrix, got {arr.dtype}")
-    is_float = np.issubdtype(arr.dtype, np.floating)
-    if is_float and np.isnan(arr).any():
-        raise PybsnsingValueError("B contains NaN")
-    # cheap reductions first; the element-wise test only for floats or to name a bad entry
-    if arr.min() < 0 or arr.max() > 1 or (is_float and np.any((arr != 0) & (arr != 1))):
-        i, j = np.argwhere((arr != 0) & (arr != 1))[0]
-        raise PybsnsingValueError(f"B must contain only 0 and 1; B[{i}, {j}] = {arr[i, j]!r}")
-    return np.ascontiguousarray(arr, dtype=np.uint8)
-
-
-def _as_binary_vector(y: Any, n: int) -> np.ndarray:
-    """Validate the 0/1 response and return it as uint8."""
-    arr = np.asarray(y)
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise PybsnsingTypeError("y must hold numbers 0/1, got non-numeric entries") from exc
-    if arr.ndim != 1:
-        raise PybsnsingValueError(f"y must be 1-D, got {arr.ndim} dimension(s)")
-    if arr.shape[0] != n:
-        raise PybsnsingValueError(
-            f"length of y ({arr.shape[0]}) does not match the rows of B ({n})")
-    if arr.dtype == np.bool_:
-        return arr.astype(np.uint8)
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise PybsnsingTypeError(f"y must be integer, boolean or 0/1 float, got {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any():
-        raise PybsnsingValueError("y contains NaN")
-    bad = (arr != 0) & (arr != 1)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise PybsnsingValueError(f"y must contain only 0 and 1; y[{i}] = {arr[i]!r}")
-    return arr.astype(np.uint8)
-
-
-def _as_groups(groups: Any, m: int) -> np.ndarray:
-    """Validate the group ids (one integer per column) and return them as int64."""
-    if groups is None:
-        return np.arange(m, dtype=np.int64)
-    arr = np.asarray(groups)
-    if arr.ndim != 1:
-        raise PybsnsingValueError(f"groups must be 1-D, got {arr.ndim} dimension(s)")
-    if arr.shape[0] != m:
-        raise PybsnsingValueError(f"groups has length {arr.shape[0]} but B has {m} columns")
-    if arr.dtype == np.bool_ or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
-        raise PybsnsingTypeError(f"groups must be integers, got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.floating):
-        if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-            raise PybsnsingValueError("groups must be whole numbers")
-    return np.ascontiguousarray(arr, dtype=np.int64)
-
-
-def _as_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        if isinstance(value, float | np.floating) and float(value).is_integer():
-            value = int(value)
-        else:
-            raise PybsnsingTypeError(f"{name} must be an integer, got {value!r}")
-    value = int(value)
-    if value < lo or (hi is not None and value > hi):
-        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise PybsnsingValueError(f"{name} must be in {rng}, got {value}")
-    return value
 
 
 # ---------------------------------------------------------------------------------------
@@ -597,12 +484,9 @@ def enum_search(
         return split_search(B, y, groups, solver=solver, max_rules=max_rules,
                             node_size=node_size, no_same_gender_children=no_same_gender_children,
                             time_limit=time_limit, model=model, greedy_level=greedy_level)
-    Bm = _as_binary_matrix(B)
+    Bm, yv, grp, max_rules, node_size = search_args(B, y, groups, max_rules, node_size,
+                                                    MAX_RULES_CAP)
     n, m = Bm.shape
-    yv = _as_binary_vector(y, n)
-    grp = _as_groups(groups, m)
-    max_rules = _as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
-    node_size = _as_int(node_size, "node_size", 0)
     if not isinstance(no_same_gender_children, bool | np.bool_ | int | np.integer):
         raise PybsnsingTypeError(
             f"no_same_gender_children must be a bool, got {no_same_gender_children!r}"
@@ -657,9 +541,9 @@ def enum_search_packed(
         raise PybsnsingValueError(f"bad class counts n1={n1}, n0={n0}")
     if Xp.shape[1] != max(1, (n1 + 63) // 64) or Xn.shape[1] != max(1, (n0 + 63) // 64):
         raise PybsnsingValueError("the packed widths do not match n1 and n0")
-    grp = _as_groups(groups, m)
-    max_rules = _as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
-    node_size = _as_int(node_size, "node_size", 0)
+    grp = as_groups(groups, m)
+    max_rules = as_int(max_rules, "max_rules", 1, MAX_RULES_CAP)
+    node_size = as_int(node_size, "node_size", 0)
     cols, objval, neval = _enum_packed(Xp, Xn, n1, n0, grp, max_rules, node_size,
                                        bool(no_same_gender_children), float(time_limit), t0)
     return SearchResult(cols=tuple(cols), objval=float(objval), neval=int(neval), n1=n1,

@@ -113,10 +113,10 @@ def format_rule(rule: str, digits: int | None = 4) -> list[str]:
     """A rule as the plot shows it: one question per line (``or`` before the 2nd and
     later ones), numbers to ``digits`` significant digits (None: as written, R's 15
     digits). Texts that do not parse as bsnsing questions are shown as written."""
-    from ..rules import _split_rule, parse_question
+    from ..rules import parse_question, split_rule
 
     try:
-        parts = _split_rule(rule)
+        parts = split_rule(rule)
     except Exception:  # noqa: BLE001 - a drawing must not fail on an odd rule
         parts = rule.split(" | ")
     lines = []

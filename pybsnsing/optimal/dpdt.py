@@ -54,7 +54,8 @@ import numpy as np
 import pandas as pd
 
 from .model import OptimalTreeModel, OptimalTreeNode
-from .solver import _encode_y, check_binary
+from .solver import check_binary
+from .solver import encode_y as _encode_y
 
 __all__ = [
     "DPDTLimitError",

@@ -34,7 +34,8 @@ import pandas as pd
 from ..errors import PybsnsingValueError
 from .model import OptimalTreeModel, OptimalTreeNode
 from .sat_encodings import SatNode, encoding_size, pysat, solve_depth
-from .solver import _encode_y, check_binary
+from .solver import check_binary
+from .solver import encode_y as _encode_y
 
 __all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "sample_limit",
            "slim_improve"]

@@ -58,7 +58,7 @@ def check_binary(X: Any, name: str = "X_binary") -> np.ndarray:
     return np.ascontiguousarray(A, dtype=np.uint8)
 
 
-def _encode_y(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+def encode_y(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Class labels (sorted, or category order) and integer codes."""
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
@@ -210,7 +210,7 @@ def murtree_fit(
         names = [f"x{j}" for j in range(m)]
     if n == 0:
         raise PybsnsingValueError("X_binary has no rows")
-    classes, codes = _encode_y(y, n)
+    classes, codes = encode_y(y, n)
     C = len(classes)
 
     if not isinstance(fewest_nodes, bool | np.bool_):
