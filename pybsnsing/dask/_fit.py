@@ -76,8 +76,9 @@ from ..tree import Node, _Grower, _NodeColumns, effective_node_size, grow_tree, 
 __all__ = ["DaskFitInfo", "bsnsing_dask", "is_dask_frame", "predict_dask"]
 
 #: default ``local_rows``: nodes with at most this many rows are grown on one worker by
-#: the in-memory engine (bench/results/dask.txt: below ~10^5-10^6 rows a node costs the
-#: engine less than one distributed pass over the data)
+#: the in-memory engine.  Provisional, from bench/results/dask.txt (1M rows, a loaded
+#: 2-core machine): a distributed split cost ~8 s per 500k-row node, while the engine grows
+#: a whole 200k-row subtree in seconds; not yet tuned by a sweep
 DEFAULT_LOCAL_ROWS = 200_000
 #: default ``gather_limit``: most bytes of packed answers the driver gathers for one node
 #: (``max_rules >= 3``)
