@@ -139,6 +139,82 @@ def _norm(d, n):
     return d, n
 
 
+@njit(cache=True)
+def pack_data(X, codes, C, seed):
+    """Rows sorted by class (stably) and bit-packed per feature; see the module notes.
+
+    Returns ``(Xb, cws, indptr, indices, salt, cls_of_word, ones, root_mask)``:
+    ``ones`` is the number of ones in X, ``salt`` two rows of odd 64-bit hash salts
+    (splitmix64 from ``seed``).
+    """
+    n, m = X.shape
+    counts = np.zeros(C, dtype=np.int64)
+    for i in range(n):
+        counts[codes[i]] += 1
+    cws = np.zeros(C + 1, dtype=np.int64)
+    for c in range(C):
+        cws[c + 1] = cws[c] + (counts[c] + 63) // 64
+    W = max(cws[C], np.int64(1))
+    nxt = np.zeros(C, dtype=np.int64)
+    for c in range(C):
+        nxt[c] = cws[c] * 64
+    XbT = np.zeros((W, m), dtype=np.uint64)  # transposed while filling (rows are contiguous)
+    P = W * 64
+    indptr = np.zeros(P + 1, dtype=np.int64)
+    root = np.zeros(W, dtype=np.uint64)
+    pos = np.empty(n, dtype=np.int64)
+    ones = np.int64(0)
+    for i in range(n):
+        p = nxt[codes[i]]
+        nxt[codes[i]] = p + 1
+        pos[i] = p
+        w = p >> 6
+        sh = np.uint64(p & 63)
+        root[w] |= np.uint64(1) << sh
+        xw = XbT[w]
+        xi = X[i]
+        k = np.int64(0)
+        for j in range(m):
+            v = np.uint64(xi[j] != 0)
+            xw[j] |= v << sh
+            k += np.int64(v)
+        indptr[p + 1] = k
+        ones += k
+    Xb = np.empty((m, W), dtype=np.uint64)
+    for j in range(m):
+        for w in range(W):
+            Xb[j, w] = XbT[w, j]
+    for p in range(P):
+        indptr[p + 1] += indptr[p]
+    # every column is written, only the ones kept: rows in position order (a row's slack
+    # writes land on later rows' entries, written afterwards) and m entries of slack
+    inv = np.full(P, -1, dtype=np.int64)
+    for i in range(n):
+        inv[pos[i]] = i
+    indices = np.empty(ones + m, dtype=np.int32)
+    for p in range(P):
+        i = inv[p]
+        if i < 0:
+            continue
+        t = indptr[p]
+        xi = X[i]
+        for j in range(m):
+            indices[t] = j
+            t += np.int64(xi[j] != 0)
+    indices = indices[:ones]
+    cls_of_word = np.zeros(W, dtype=np.int64)
+    for c in range(C):
+        for w in range(cws[c], cws[c + 1]):
+            cls_of_word[w] = c
+    salt = np.empty((2, W), dtype=np.uint64)
+    z = np.uint64(seed)
+    for r in range(2):
+        for w in range(W):
+            z += np.uint64(0x9E3779B97F4A7C15)
+            salt[r, w] = _mix1(z) | np.uint64(1)
+    return Xb, cws, indptr, indices, salt, cls_of_word, ones, root
+
+
 # ---------------------------------------------------------------------------
 # dataset cache: open-addressing hash table of row sets -> linked records
 # ---------------------------------------------------------------------------
@@ -1103,6 +1179,96 @@ def _prepare_children(dat, buf, level, side, f):
 
 
 @njit(cache=True)
+def _decision(dat, buf, ctx, store, meta, A, B, level, side, d, n):
+    """Optimal root decision (feature, nl, nr) of a subproblem from the cache, or from
+    the depth-two solver for d <= 2; feature -2 when a d >= 3 record is missing."""
+    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
+    d, n = _norm(d, n)
+    if d == 0 or _leaf_mis(cnts[level, side]) == 0:
+        return np.int64(-1), np.int64(0), np.int64(0)
+    lb, cost, f, nl, nr = _cache_query(store, hs[level, side, 0], hs[level, side, 1], d, n)
+    if cost >= 0:
+        return f, nl, nr
+    if d > 2:
+        return np.int64(-2), np.int64(0), np.int64(0)
+    st, v, f, nl, nr = _solve_d2(dat, buf, ctx, store, meta, A, B, level, side, d, n, INF)
+    return f, nl, nr
+
+
+@njit(cache=True)
+def _build(dat, buf, ctx, store, meta, A, B, d, n, greedy, feature, left, right, counts):
+    """The tree of the root subproblem (level 0), pre-order, into the node arrays.
+
+    ``greedy = 0``: the optimal tree, rebuilt top-down from the cache (depth <= 2
+    subtrees recomputed by the depth-two solver). ``greedy = 1``: a quick
+    heuristic tree, the root of the optimal depth-two tree, recursively, and the
+    optimal tree once two levels are left. Returns the number of nodes, or -1
+    when a cached decision is missing (the caller then asks ``_solve``).
+    """
+    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
+    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
+    C = cnts.shape[2]
+    L = masks.shape[0]
+    # stack of (level, side, d, n, parent, is_right)
+    stk = np.empty((2 * L + 2, 6), dtype=np.int64)
+    top = 0
+    stk[0, 0] = 0
+    stk[0, 1] = 0
+    stk[0, 2] = d
+    stk[0, 3] = n
+    stk[0, 4] = -1
+    stk[0, 5] = 0
+    top = 1
+    k = 0
+    while top > 0:
+        top -= 1
+        level = stk[top, 0]
+        side = stk[top, 1]
+        dd, nn = _norm(stk[top, 2], stk[top, 3])
+        parent = stk[top, 4]
+        if parent >= 0:
+            if stk[top, 5] == 0:
+                left[parent] = k
+            else:
+                right[parent] = k
+        if greedy != 0 and dd > 2:
+            f, _a, _b = _decision(dat, buf, ctx, store, meta, A, B, level, side, np.int64(2),
+                                  min(nn, np.int64(3)))
+            half = (np.int64(1) << (dd - 1)) - 1
+            nl = min(half, nn // 2)
+            nr = min(half, nn - 1 - nl)
+        else:
+            f, nl, nr = _decision(dat, buf, ctx, store, meta, A, B, level, side, dd, nn)
+            if f == -2:
+                return np.int64(-1)
+        feature[k] = f
+        left[k] = -1
+        right[k] = -1
+        for c in range(C):
+            counts[k, c] = cnts[level, side, c]
+        if f >= 0:
+            _prepare_children(dat, buf, level, side, f)
+            # right first on the stack: the left subtree is built first (pre-order); it
+            # writes only deeper levels, so the right child's mask survives
+            stk[top, 0] = level + 1
+            stk[top, 1] = 1
+            stk[top, 2] = dd - 1
+            stk[top, 3] = nr
+            stk[top, 4] = k
+            stk[top, 5] = 1
+            top += 1
+            stk[top, 0] = level + 1
+            stk[top, 1] = 0
+            stk[top, 2] = dd - 1
+            stk[top, 3] = nl
+            stk[top, 4] = k
+            stk[top, 5] = 0
+            top += 1
+        k += 1
+    return np.int64(k)
+
+
+@njit(cache=True)
 def _set_root(dat, buf, root_mask):
     """Write the full data set as the root subproblem (level 0, side 0)."""
     Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
@@ -1193,6 +1359,22 @@ class SearchState:
         return _solve(self.dat, self.buf, self.ctx, self.store, self.meta, np.int64(A),
                       np.int64(B), float(deadline), np.int64(level), np.int64(side),
                       np.int64(d), np.int64(n), np.int64(ub))
+
+    def build(self, d, n, A, B, greedy):
+        """(feature, left, right, counts) of the optimal (or greedy) tree, or None when a
+        cached decision is missing; see ``_build``."""
+        K = (1 << (d + 1)) - 1
+        C = self.buf[1].shape[2]
+        feature = np.empty(K, dtype=np.int64)
+        left = np.empty(K, dtype=np.int64)
+        right = np.empty(K, dtype=np.int64)
+        counts = np.empty((K, C), dtype=np.int64)
+        k = _build(self.dat, self.buf, self.ctx, self.store, self.meta, np.int64(A),
+                   np.int64(B), np.int64(d), np.int64(n), np.int64(1 if greedy else 0),
+                   feature, left, right, counts)
+        if k < 0:
+            return None
+        return feature[:k], left[:k], right[:k], counts[:k]
 
     def prepare_children(self, level, side, f):
         _prepare_children(self.dat, self.buf, np.int64(level), np.int64(side), np.int64(f))

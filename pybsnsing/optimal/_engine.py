@@ -28,36 +28,11 @@ class PackedData:
 
 def pack(X: np.ndarray, codes: np.ndarray, n_classes: int) -> PackedData:
     """Bit-pack a 0/1 matrix (n x m, uint8) with integer class codes 0..C-1."""
-    n, m = X.shape
-    counts = np.bincount(codes, minlength=n_classes)
-    words = (counts + 63) // 64
-    cws = np.zeros(n_classes + 1, dtype=np.int64)
-    np.cumsum(words, out=cws[1:])
-    W = max(int(cws[-1]), 1)
-    order = np.argsort(codes, kind="stable")
-    pos = np.empty(n, dtype=np.int64)  # padded position of each row of `order`
-    start = 0
-    for c in range(n_classes):
-        k = int(counts[c])
-        pos[start : start + k] = cws[c] * 64 + np.arange(k)
-        start += k
-    Xs = np.zeros((W * 64, m), dtype=np.uint8)
-    Xs[pos] = X[order]
-    Xb = np.ascontiguousarray(np.packbits(Xs.T, axis=1, bitorder="little")).view("<u8")
-    Xb = np.ascontiguousarray(Xb, dtype=np.uint64)
-    rows, cols = np.nonzero(Xs)
-    indptr = np.zeros(W * 64 + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows, minlength=W * 64), out=indptr[1:])
-    indices = cols.astype(np.int32)
-    root = np.zeros(W * 64, dtype=np.uint8)
-    root[pos] = 1
-    root_mask = np.packbits(root, bitorder="little").view("<u8").astype(np.uint64)
-    rng = np.random.default_rng(_SALT_SEED)
-    salt = rng.integers(0, 2**63, size=(2, W), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
-    cls_of_word = np.zeros(W, dtype=np.int64)
-    for c in range(n_classes):
-        cls_of_word[cws[c] : cws[c + 1]] = c
-    dens = np.array([X.mean() if X.size else 0.0], dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.uint8)
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    Xb, cws, indptr, indices, salt, cls_of_word, ones, root_mask = _k.pack_data(
+        X, codes, np.int64(n_classes), np.int64(_SALT_SEED))
+    dens = np.array([ones / X.size if X.size else 0.0], dtype=np.float64)
     return PackedData(Xb, cws, indptr, indices, salt, cls_of_word, dens, root_mask)
 
 
@@ -82,6 +57,15 @@ class _Tree:
         self.left: list[int] = []
         self.right: list[int] = []
         self.counts: list[np.ndarray] = []
+
+    @classmethod
+    def from_arrays(cls, feature, left, right, counts) -> _Tree:
+        tree = cls()
+        tree.feature = feature.tolist()
+        tree.left = left.tolist()
+        tree.right = right.tolist()
+        tree.counts = list(counts)
+        return tree
 
     def add(self, feature: int, counts: np.ndarray) -> int:
         self.feature.append(feature)
@@ -112,17 +96,20 @@ def search(
     A: int,
     B: int,
     time_limit: float,
-    cache_bits: int = 16,
+    cache_bits: int | None = None,
     counter_memory: int = 1 << 28,
 ) -> SearchResult:
     """Optimal tree search with an anytime fallback (see the kernel module).
 
-    ``cache_bits``: log2 of the initial hash-table size (the cache grows as needed);
+    ``cache_bits``: log2 of the initial hash-table size (the cache grows as needed;
+    None: 8 for depth <= 2, 12 for depth 3, 16 deeper);
     ``counter_memory``: bytes allowed for the counter matrices of the depth-two
     solver (below 5 matrices' worth, row-by-row counter updates are disabled).
     """
     t0 = time.perf_counter()
     deadline = t0 + float(time_limit)
+    if cache_bits is None:
+        cache_bits = 8 if max_depth <= 2 else (12 if max_depth == 3 else 16)
     st = _k.SearchState(data.Xb, data.cws, data.indptr, data.indices, data.salt,
                         data.cls_of_word, data.dens, max_depth, cache_bits,
                         counter_memory)
@@ -163,15 +150,29 @@ def search(
             tree.right[k] = build_greedy(tree, level + 1, 1, dd - 1, nr)
         return k
 
+    def kernel_tree(greedy: bool) -> _Tree | None:
+        """The tree built in one kernel call (None when a cached decision is missing)."""
+        out = st.build(d, n, A, B, greedy)
+        return None if out is None else _Tree.from_arrays(*out)
+
+    def optimal_tree() -> _Tree:
+        tree = kernel_tree(False)
+        if tree is None:  # a record was dropped (full cache): ask the search again
+            tree = _Tree()
+            build_optimal(tree, 0, 0, d, n)
+        return tree
+
     optimal = True
     resizes = 0
     tree = _Tree()
     if d <= 2:
-        build_optimal(tree, 0, 0, d, n)
+        tree = optimal_tree()
     else:
         # a heuristic tree first: the initial upper bound and the anytime fallback
-        greedy = _Tree()
-        build_greedy(greedy, 0, 0, d, n)
+        greedy = kernel_tree(True)
+        if greedy is None:  # pragma: no cover - the greedy tree needs no cached record
+            greedy = _Tree()
+            build_greedy(greedy, 0, 0, d, n)
         ub = greedy.cost(A, B)
         root_lb = int(_k._cc_lb(st.counts(0, 0), np.int64(n), np.int64(A), np.int64(B)))
         while ub > root_lb:  # else the heuristic tree meets the class-count bound
@@ -189,7 +190,7 @@ def search(
         if r[0] == 2:
             tree = greedy
         elif r[0] > 0:
-            build_optimal(tree, 0, 0, d, n)
+            tree = optimal_tree()
         else:  # out of time: the best complete root decision so far, or the heuristic
             optimal = False
             if meta[_k.M_RB_COST] < ub:
