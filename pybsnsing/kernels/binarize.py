@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def thin_gt_kernel(
     cnt_lt: np.ndarray, cnt_le: np.ndarray, bsize: int
 ) -> np.ndarray:
@@ -42,7 +42,7 @@ def thin_gt_kernel(
     return keep
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def thin_lt_kernel(
     cnt_lt: np.ndarray, cnt_le: np.ndarray, n: int, bsize: int
 ) -> np.ndarray:

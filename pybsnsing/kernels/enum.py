@@ -75,13 +75,13 @@ PAR_MIN_SLOTS = 1 << 21
 # scalar helpers
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _v2(fp, fn, n1, n0):
     """Twice the objective ``n1*FP + n0*FN - 2*FP*FN``."""
     return 2 * (n1 * fp + n0 * fn - 2 * fp * fn)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _tau2(fp, fn, n1, n0, v2):
     """Twice R's bound ``tau`` on every superset of a rule with counts FP, FN."""
     if 2 * fp >= n0:
@@ -93,7 +93,7 @@ def _tau2(fp, fn, n1, n0, v2):
     return np.int64(0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _nsgc_ok(tp, fp, fn, tn):
     """R's no.same.gender.children test: TP/(TP+FP) and FN/(FN+TN) strictly on opposite
     sides of 0.5.  A 0/0 share is NaN in R, fails both comparisons and rejects the rule."""
@@ -102,7 +102,7 @@ def _nsgc_ok(tp, fp, fn, tn):
     return (tp > fp and fn < tn) or (tp < fp and fn > tn)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _child_v2(tp, fp, n1, n0, node_size, pf, pn):
     """``v2`` of a rule with counts TP, FP, or -1 (``v2`` is never negative) when it is no
     candidate: a side with fewer than ``node_size`` rows, or the counts ``pf``/``pn`` of
@@ -116,7 +116,7 @@ def _child_v2(tp, fp, n1, n0, node_size, pf, pn):
     return _v2(fp, fn, n1, n0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _improves(v2, vb2, tp, fp, n1, n0, nsgc):
     """R's acceptance of a candidate rule: ``v2`` below the incumbent ``vb2`` and, with
     ``nsgc``, the no.same.gender.children test."""
@@ -125,7 +125,7 @@ def _improves(v2, vb2, tp, fp, n1, n0, nsgc):
     return (not nsgc) or _nsgc_ok(tp, fp, n1 - tp, n0 - fp)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _lb_v2(flo, fhi, nlo, nhi, n1, n0):
     """Lower bound of ``v2`` over FP in [flo, fhi], FN in [nlo, nhi] (bilinear: corners)."""
     a = _v2(flo, nlo, n1, n0)
@@ -135,7 +135,7 @@ def _lb_v2(flo, fhi, nlo, nhi, n1, n0):
     return min(min(a, b), min(c, d))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _lb_tau2(flo, nhi, n1, n0):
     """Lower bound of ``tau2`` over FP >= flo, FN <= nhi.
 
@@ -151,7 +151,7 @@ def _lb_tau2(flo, nhi, n1, n0):
 # counters
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pack_by_class(B, y):
     """Bit-pack the columns of a 0/1 matrix ``B`` (n x m, uint8) separately for the rows
     with ``y == 1`` and ``y == 0``: returns ``(Xp, Xn)``, uint64 of shape (m, words), bit
@@ -184,11 +184,11 @@ def pack_by_class(B, y):
     return Xp, Xn
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def popcount_rows(X):
     """Popcount of every row of a packed matrix ``X`` (m x W) -> int64[m]."""
     m, W = X.shape
-    out = np.zeros(m, np.int64)
+    out = np.empty(m, np.int64)  # every entry written: no np.zeros (one compile less)
     for j in range(m):
         s = np.uint64(0)
         for w in range(W):
@@ -197,7 +197,7 @@ def popcount_rows(X):
     return out
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _gram_row(X, G, i):
     m, W = X.shape
     for j in range(i + 1, m):
@@ -208,13 +208,13 @@ def _gram_row(X, G, i):
         G[j, i] = np.int32(s)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _gram_serial(X, G):
     for i in range(X.shape[0]):
         _gram_row(X, G, i)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, error_model="numpy", parallel=True)
 def _gram_parallel(X, G):
     m = X.shape[0]
     # pair rows from both ends so the threads get equal work
@@ -244,7 +244,7 @@ def gram_counts(X, parallel):
 # levels 1 and 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
     """Level 1: every single question in index order (``neval`` of this level is ``m``).
 
@@ -279,30 +279,38 @@ def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
     return keep[:nk], kfp[:nk], kfn[:nk], ktau[:nk], vb2, best_j
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def _grow1(a, n):
     """``a`` (1-D) with room for at least ``n`` entries (doubling)."""
     if a.shape[0] >= n:
         return a
-    b = np.empty(max(n, 2 * a.shape[0]), a.dtype)
+    # int64 (the only use) rather than a.dtype, an if rather than max(): both would be
+    # extra compiles of numba's np.empty / max overloads
+    size = 2 * a.shape[0]
+    if n > size:
+        size = n
+    b = np.empty(size, np.int64)
     for i in range(a.shape[0]):  # a loop, not b[:k] = a: no shape-error machinery to compile
         b[i] = a[i]
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def _grow2(a, n):
     """``a`` (2-D) with room for at least ``n`` rows (doubling)."""
     if a.shape[0] >= n:
         return a
-    b = np.empty((max(n, 2 * a.shape[0]), a.shape[1]), a.dtype)
+    size = 2 * a.shape[0]
+    if n > size:
+        size = n
+    b = np.empty((size, a.shape[1]), np.int64)
     for i in range(a.shape[0]):
         for j in range(a.shape[1]):
             b[i, j] = a[i, j]
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size, nsgc,
               store):
     """Level 2 (rules of two questions), exact from the Gram matrices, sequential.
@@ -365,7 +373,7 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
 # levels 3 and up: per-child helpers
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _group_clash(grp, pcols, p, k, j):
     """True when question ``j`` shares a group with a question of parent ``p``."""
     g = grp[j]
@@ -375,7 +383,7 @@ def _group_clash(grp, pcols, p, k, j):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _maybe_useful(cp, cn, Gp, Gn, pcols, p, k, j, tp_s, fp_s, n1, n0, vb2, need_tau):
     """False when child ``S+{j}`` provably has ``v >= vbest`` (and, with ``need_tau``,
     ``tau >= vbest``) for every ``vbest <= vb2/2``: pair-count interval bounds on its TP
@@ -404,7 +412,7 @@ def _maybe_useful(cp, cn, Gp, Gn, pcols, p, k, j, tp_s, fp_s, n1, n0, vb2, need_
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _parent_cover(Xp, Xn, pcols, p, k, covp, covn, row):
     """OR of the parent's packed columns into ``covp[row]``, ``covn[row]``."""
     Wp = Xp.shape[1]
@@ -422,7 +430,7 @@ def _parent_cover(Xp, Xn, pcols, p, k, covp, covn, row):
             covn[row, w] |= Xn[col, w]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _child_counts(Xp, Xn, covp, covn, row, j):
     """Exact (TP, FP) of the parent's cover OR question ``j``."""
     s1 = np.uint64(0)
@@ -438,7 +446,7 @@ def _child_counts(Xp, Xn, covp, covn, row, j):
 # levels 3 and up: stored level
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx, t,
                    vb2, covp, covn, status, work):
     """Phase 1 of a stored level for the parent ``idx[t]``, into row ``t`` of the buffers.
@@ -470,7 +478,7 @@ def _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pf
         status[t, j] = 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, error_model="numpy", parallel=True)
 def _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                             idx, c, vb2, covp, covn, status, work):
     for t in prange(c):
@@ -479,7 +487,7 @@ def _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols
                        np.int64(t), vb2, covp, covn, status, work)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fill_chunk(ptau2, vb2, p0, P, idx, cap):
     """Next parents from ``p0`` whose bound is below the incumbent, at most ``cap``."""
     c = 0
@@ -512,7 +520,7 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                          ptau2, vb2, node_size, nsgc, par, chunk_slots, par_min_slots)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
                   vb2, node_size, nsgc, par, chunk_slots, par_min_slots):
     """One stored level (its kept children are extended later) from parents ``pcols``.
@@ -601,7 +609,7 @@ def _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn
 # levels 3 and up: the last level (children are never extended: only the best matters)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx, t,
                  vb2, node_size, nsgc, covp, covn, row, elig, bestv, bestj):
     """Phase 1 of the last level for the parent ``idx[t]``: its number of children
@@ -639,7 +647,7 @@ def _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
     bestj[t] = bj
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx, t,
                     vb2, node_size, nsgc, covp, covn, row, elig, bestv, bestj):
     """:func:`_last_phase1` for parents of two questions (level 3), with the parent's
@@ -698,7 +706,7 @@ def _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, p
     bestj[t] = bj
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, error_model="numpy", parallel=True)
 def _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                           idx, c, vb2, node_size, nsgc, covp, covn, elig, bestv, bestj):
     nb = covp.shape[0]
@@ -726,7 +734,7 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
                        vb2, node_size, nsgc, nblocks, par, chunk_slots, par_min_slots)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2,
                 node_size, nsgc, nblocks, par, chunk_slots, par_min_slots):
     """The last level (rules of ``max_rules`` questions): nothing is stored.

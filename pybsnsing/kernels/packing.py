@@ -34,7 +34,7 @@ from numba import njit
 # an order in which every base comes before the questions built on it.
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def node_slots(rows, y, target, slot):
     """Class-wise bit slots of a node's rows, for :func:`pack_questions`.
 
@@ -57,7 +57,7 @@ def node_slots(rows, y, target, slot):
     return k1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
     """Bit-pack the answers of range-described questions into rows of ``Xp``/``Xn``.
 
@@ -87,7 +87,7 @@ def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
                     Xn[q, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pack_dense_into(B, rows, slot, Xp, Xn, offset):
     """Bit-pack a dense 0/1 answer matrix ``B`` (n x k uint8, the node's rows in node
     order ``rows``) into rows ``offset .. offset + k - 1`` of ``Xp``/``Xn`` (zeroed), with
@@ -110,7 +110,7 @@ def pack_dense_into(B, rows, slot, Xp, Xn, offset):
                     Xn[offset + c, w] |= bit
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fill_dense(ordm, local, qcol, qbase, rptr, rlo, rhi, proc, BT):
     """The dense form of :func:`pack_questions`: ``BT[q, local[i]] = 1`` for every row id
     ``i`` answering question ``q`` YES (``BT``: m x n uint8, zeroed, i.e. the transposed
@@ -128,7 +128,7 @@ def fill_dense(ordm, local, qcol, qbase, rptr, rlo, rhi, proc, BT):
                 BT[q, local[ordm[j, pos]]] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cut_positions(
     X: np.ndarray, ordm: np.ndarray, cols: np.ndarray, cuts: np.ndarray, tol: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -143,8 +143,9 @@ def cut_positions(
     m = cols.shape[0]
     n = ordm.shape[1]
     pos = np.empty(m, dtype=np.int64)
-    amb = np.zeros(m, dtype=np.bool_)
+    amb = np.empty(m, dtype=np.bool_)
     for q in range(m):
+        amb[q] = False
         j = cols[q]
         c = cuts[q]
         lo = 0
@@ -165,7 +166,7 @@ def cut_positions(
     return pos, amb
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def pack_prefix_suffix(
     ordm: np.ndarray,
     slot: np.ndarray,

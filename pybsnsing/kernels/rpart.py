@@ -54,7 +54,7 @@ NI_NUM, NI_LEFT, NI_RIGHT, NI_SPLIT0, NI_NSPLIT = range(5)
 NF_CP, NF_RISK = range(2)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mysort(x: np.ndarray, cvec: np.ndarray) -> None:
     """Sort ``x`` ascending in place, carrying ``cvec`` along (rpart ``mysort.c``).
 
@@ -138,7 +138,7 @@ def mysort(x: np.ndarray, cvec: np.ndarray) -> None:
                 start = j
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sort_columns(xt: np.ndarray) -> np.ndarray:
     """Return the (p, n) int64 matrix of rpart's once-and-for-all sort indices."""
     p, n = xt.shape
@@ -155,13 +155,13 @@ def sort_columns(xt: np.ndarray) -> np.ndarray:
     return sorts
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sort_columns_from(xt: np.ndarray, order: np.ndarray) -> np.ndarray:
     """See :func:`sort_columns_from_rows` (all columns of ``xt`` are the rows)."""
     return sort_columns_from_rows(xt, order, np.arange(xt.shape[1]))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """rpart's sort indices, reusing ``order``, any ascending argsort of each row of ``xt``.
 
@@ -194,7 +194,7 @@ def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) 
     return sorts
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def argsort_rows(xt: np.ndarray) -> np.ndarray:
     """An ascending argsort of every row of ``xt`` (finite doubles): LSD radix sort.
 
@@ -249,7 +249,7 @@ def argsort_rows(xt: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def orders_valid(xt: np.ndarray, order: np.ndarray) -> bool:
     """True when every row of ``order`` is a permutation sorting that row of ``xt``."""
     p, n = xt.shape
@@ -266,7 +266,7 @@ def orders_valid(xt: np.ndarray, order: np.ndarray) -> bool:
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def anovass_range(y: np.ndarray, order: np.ndarray, n1: int, n2: int) -> float:
     """Sum of squares of ``y[order[n1:n2]]`` about its mean (rpart ``anovass``)."""
     temp = 0.0
@@ -282,7 +282,7 @@ def anovass_range(y: np.ndarray, order: np.ndarray, n1: int, n2: int) -> float:
     return ss
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def anova_continuous(
     xs: np.ndarray, ys: np.ndarray, k: int, edge: int, myrisk: float, inv: np.ndarray
 ) -> tuple[float, float, int]:
@@ -349,7 +349,7 @@ def anova_continuous(
     return improve, split, direction
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def _copy_entry(
     var: np.ndarray,
     improve: np.ndarray,
@@ -452,7 +452,7 @@ def bsplit(
     return nlist, iscale
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", inline="always")
 def nodesplit(
     xt: np.ndarray,
     sorts: np.ndarray,
@@ -501,7 +501,7 @@ def nodesplit(
     return nleft
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def answer_matrix(
     xt: np.ndarray, cols: np.ndarray, ops: np.ndarray, cuts: np.ndarray
 ) -> np.ndarray:
@@ -559,14 +559,16 @@ def _partition_tree(
     maxpri = ip[IP_MAXPRI]
     alpha = fp[FP_ALPHA]
     depth_cap = 64
-    f_nodenum = np.zeros(depth_cap, dtype=np.int64)
-    f_slot = np.zeros(depth_cap, dtype=np.int64)
-    f_n1 = np.zeros(depth_cap, dtype=np.int64)
-    f_n2 = np.zeros(depth_cap, dtype=np.int64)
-    f_nleft = np.zeros(depth_cap, dtype=np.int64)
-    f_stage = np.zeros(depth_cap, dtype=np.int64)
-    f_lsplit = np.zeros(depth_cap, dtype=np.int64)
-    f_lrisk = np.zeros(depth_cap, dtype=np.float64)
+    # every frame field is written when the frame is pushed or before it is read; np.empty
+    # of a few dtypes only: each np.* allocation signature is one more compile
+    f_nodenum = np.empty(depth_cap, dtype=np.int64)
+    f_slot = np.empty(depth_cap, dtype=np.int64)
+    f_n1 = np.empty(depth_cap, dtype=np.int64)
+    f_n2 = np.empty(depth_cap, dtype=np.int64)
+    f_nleft = np.empty(depth_cap, dtype=np.int64)
+    f_stage = np.empty(depth_cap, dtype=np.int64)
+    f_lsplit = np.empty(depth_cap, dtype=np.int64)
+    f_lrisk = np.empty(depth_cap, dtype=np.float64)
     ret_split = 0
     ret_risk = 0.0
     f_nodenum[0] = 1
@@ -762,35 +764,66 @@ def rpart_anova_rows(
         maxpri = 1
     root_risk = anovass_range(y, rows, np.int64(0), n) if n > 0 else 0.0  # one signature
     alpha = cp * root_risk
+    zero = np.int64(0)
     if n == 0 or p == 0 or n < min_split or root_risk <= alpha:
         # partition() stops at the root: no split table (spare the sorting)
-        z = np.zeros(0, dtype=np.int64)
-        zf = np.zeros(0, dtype=np.float64)
-        return z, z.copy(), zf, z.copy(), z.copy(), zf.copy(), np.zeros(0, dtype=np.bool_)
+        return (np.empty(zero, dtype=np.int64), np.empty(zero, dtype=np.int64),
+                np.empty(zero, dtype=np.float64), np.empty(zero, dtype=np.int64),
+                np.empty(zero, dtype=np.int64), np.empty(zero, dtype=np.float64),
+                np.empty(zero, dtype=np.bool_))
     maxnode = (1 << maxdepth) - 1
     cap = 2 * n + 3
     if 2 * maxnode + 3 < cap:
         cap = 2 * maxnode + 3
     sorts = sort_columns_from_rows(xt, order, rows)
-    ip = np.array([min_split, min_node, maxnode, maxpri, n], dtype=np.int64)
-    fp = np.array([alpha, 0.0], dtype=np.float64)
-    node_i = np.full((cap, 5), -1, dtype=np.int64)
-    node_f = np.zeros((cap, 2), dtype=np.float64)
+    # np.empty and loops rather than np.array / np.full / np.zeros / np.arange /
+    # np.concatenate: each of those is one or more extra compiles at the first fit
+    ip = np.empty(np.int64(5), dtype=np.int64)
+    ip[IP_MIN_SPLIT] = min_split
+    ip[IP_MIN_NODE] = min_node
+    ip[IP_MAXNODE] = maxnode
+    ip[IP_MAXPRI] = maxpri
+    ip[IP_N] = n
+    fp = np.empty(np.int64(2), dtype=np.float64)
+    fp[FP_ALPHA] = alpha
+    fp[FP_ISCALE] = 0.0
+    node_i = np.empty((cap, np.int64(5)), dtype=np.int64)
+    node_f = np.empty((cap, np.int64(2)), dtype=np.float64)
+    for s in range(cap):
+        for c in range(5):
+            node_i[s, c] = -1
+        node_f[s, 0] = 0.0
+        node_f[s, 1] = 0.0
     nsp = cap * maxpri
-    sv = np.zeros(nsp, dtype=np.int64)
-    si = np.zeros(nsp, dtype=np.float64)
-    ss = np.zeros(nsp, dtype=np.float64)
-    sd = np.zeros(nsp, dtype=np.int64)
-    sc = np.zeros(nsp, dtype=np.int64)
-    goes_left = np.zeros(xt.shape[1], dtype=np.uint8)
-    tempvec = np.zeros(n + 1, dtype=np.int64)
-    cnt = np.array([1, 0], dtype=np.int64)
+    sv = np.empty(nsp, dtype=np.int64)
+    si = np.empty(nsp, dtype=np.float64)
+    ss = np.empty(nsp, dtype=np.float64)
+    sd = np.empty(nsp, dtype=np.int64)
+    sc = np.empty(nsp, dtype=np.int64)
+    for s in range(nsp):
+        sv[s] = 0
+        si[s] = 0.0
+        ss[s] = 0.0
+        sd[s] = 0
+        sc[s] = 0
+    goes_left = np.empty(xt.shape[1], dtype=np.uint8)
+    for s in range(xt.shape[1]):
+        goes_left[s] = 0
+    tempvec = np.empty(n + 1, dtype=np.int64)
+    for s in range(n + 1):
+        tempvec[s] = 0
+    cnt = np.empty(np.int64(2), dtype=np.int64)
+    cnt[0] = 1
+    cnt[1] = 0
     node_i[0, NI_NUM] = 1
     node_i[0, NI_NSPLIT] = 0
     node_f[0, NF_CP] = root_risk
     node_f[0, NF_RISK] = root_risk
-    inv = 1.0 / np.arange(1, n + 1).astype(np.float64)
-    inv = np.concatenate((np.zeros(1), inv))
+    # inv[m] = 1.0 / m (one correctly rounded division, as 1.0 / np.arange(...) gives)
+    inv = np.empty(n + 1, dtype=np.float64)
+    inv[0] = 0.0
+    for s in range(1, n + 1):
+        inv[s] = 1.0 / s
     _partition_tree(
         xt, y, sorts, ip, fp, node_i, node_f, sv, si, ss, sd, sc, goes_left, tempvec, cnt, inv
     )
