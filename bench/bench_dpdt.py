@@ -16,6 +16,8 @@ data that DPDT's front dominates CART's path (Proposition 2).
 
     python bench/bench_dpdt.py table1 [--datasets bank segment] [--criterion gini]
     python bench/bench_dpdt.py table1 --binary
+    python bench/bench_dpdt.py table1 --qbnb Quant-BnB/dataset/class --out ...
+    python bench/bench_dpdt.py replica --datasets segment [--qbnb ...] (needs scikit-learn)
     python bench/bench_dpdt.py table2 [--datasets bank segment] [--depths 3 2]
 
 Writes ``bench/results/dpdt_table1.txt`` / ``dpdt_table2.txt`` (or ``--out``).
@@ -66,8 +68,28 @@ def shared_dir() -> Path:
     return Path(os.environ.get("PYBSNSING_SHARED", REPO.parent / "shared"))
 
 
-def splits(name: str):
-    """(X_train, y_train, X_test, y_test) for each fold (occupancy: one split)."""
+def qbnb_split(name: str, qbnb: str):
+    """The paper's own split: Quant-BnB's ``dataset/class/<name>.json`` (the DPDT paper
+    runs on the 16 Quant-BnB data sets; same N, same rows, min-max scaled, constant
+    columns dropped). Not shipped: pass the folder of a Quant-BnB checkout."""
+    import json
+
+    d = json.loads((Path(qbnb) / f"{name}.json").read_text())
+    keep = [j for j in range(d["F"]) if len({row[j] for row in d["Xtrain"]}) >= 2]
+
+    def arr(key):
+        return np.ascontiguousarray(np.asarray(d[key], dtype=float)[:, keep])
+
+    yield (arr("Xtrain"), np.asarray(d["Ytrain"]).astype(np.int64), arr("Xtest"),
+           np.asarray(d["Ytest"]).astype(np.int64))
+
+
+def splits(name: str, qbnb: str | None = None):
+    """(X_train, y_train, X_test, y_test) for each fold (occupancy: one split); with
+    ``qbnb`` the paper's single train/test split instead."""
+    if qbnb:
+        yield from qbnb_split(name, qbnb)
+        return
     d = shared_dir() / "data" / "continuous"
     stem = FILES[name]
 
@@ -102,8 +124,10 @@ def warm() -> None:
 
 def table1(args) -> str:
     warm()
+    where = (f"the paper's own training sets (Quant-BnB json, {args.qbnb})" if args.qbnb
+             else "mean of the folds")
     lines = [
-        f"DPDT Table 1 (depth 3, alpha = 0, train accuracy %, mean of the folds; criterion "
+        f"DPDT Table 1 (depth 3, alpha = 0, train accuracy %, {where}; criterion "
         f"{args.criterion}); times: wall / CPU seconds per fit, paper's on one laptop core",
         "",
         f"{'data':10} {'N':>6} | {'DPDT-5':>7} {'paper':>6} {'diff':>5} | {'DPDT-4':>7} "
@@ -117,7 +141,7 @@ def table1(args) -> str:
         states = []
         cart = []
         n = []
-        for Xtr, ytr, _Xte, _yte in splits(name):
+        for Xtr, ytr, _Xte, _yte in splits(name, args.qbnb):
             n.append(len(ytr))
             for K in (5, 4):
                 r, w, c = timed(dpdt_fit, Xtr, ytr, 3, cart_depth=K, alphas=[0.0],
@@ -247,17 +271,70 @@ def table2(args) -> str:
     return "\n".join(lines)
 
 
+def _replica_errors(X, y, mask, d, D, make) -> int:
+    """Alg. 1 of the paper with scikit-learn, as literally as possible: row-mask states,
+    the split nodes of ``make(d)`` (a DecisionTreeClassifier) fitted to the state's
+    rows, exhaustive recursion (alpha = 0: fewest errors)."""
+    idx = np.flatnonzero(mask)
+    leaf = len(idx) - np.bincount(y[idx]).max()
+    if d == D or leaf == 0:
+        return int(leaf)
+    t = make(d).fit(X[idx], y[idx]).tree_
+    best = leaf
+    for i in range(t.node_count):
+        if t.feature[i] >= 0:
+            left = mask & (X[:, t.feature[i]] <= t.threshold[i])
+            right = mask & ~left
+            if left.any() and right.any():
+                best = min(best, _replica_errors(X, y, left, d + 1, D, make)
+                           + _replica_errors(X, y, right, d + 1, D, make))
+    return int(best)
+
+
+def replica(args) -> str:
+    """DPDT-K at depth 3, alpha 0, by the scikit-learn replica and by dpdt_fit, per
+    criterion and scikit-learn random_state (its feature permutation breaks ties)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    lines = [f"DPDT-K replica (scikit-learn CART per state, max_depth=K) vs dpdt_fit: depth 3, "
+             f"alpha 0, train accuracy %, "
+             f"{'paper split ' + args.qbnb if args.qbnb else 'mean of the folds'}", ""]
+    for name in args.datasets:
+        for crit in ("gini", "entropy"):
+            for K in (5, 4):
+                own, rep = [], {s: [] for s in args.seeds}
+                for Xtr, ytr, _Xte, _yte in splits(name, args.qbnb):
+                    r = dpdt_fit(Xtr, ytr, 3, cart_depth=K, alphas=[0.0], criterion=crit)
+                    own.append(100 * r.front.accuracy.iloc[-1])
+                    for seed in args.seeds:
+                        def make(_d, K=K, crit=crit, seed=seed):
+                            return DecisionTreeClassifier(max_depth=K, criterion=crit,
+                                                          random_state=seed)
+                        e = _replica_errors(Xtr, ytr, np.ones(len(ytr), bool), 0, 3, make)
+                        rep[seed].append(100 * (1 - e / len(ytr)))
+                reps = " ".join(f"{np.mean(v):.2f}" for v in rep.values())
+                lines.append(f"{name:10} {crit:8} DPDT-{K}: dpdt_fit {np.mean(own):6.2f} | "
+                             f"replica, random_state {args.seeds}: {reps}")
+                print(lines[-1], flush=True)
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("table", choices=["table1", "table2"])
+    ap.add_argument("table", choices=["table1", "table2", "replica"])
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 42],
+                    help="replica: scikit-learn random_state values")
     ap.add_argument("--datasets", nargs="+", default=list(FILES))
     ap.add_argument("--criterion", default="gini", choices=["entropy", "gini"],
                     help="criterion of DPDT's CART generator (CART's baseline: entropy)")
     ap.add_argument("--depths", nargs="+", type=int, default=[3, 2])
     ap.add_argument("--binary", action="store_true")
+    ap.add_argument("--qbnb", default=None, metavar="DIR",
+                    help="table1 on the paper's own splits: a Quant-BnB checkout's "
+                         "dataset/class folder (htru, magic, bank, segment, occupancy .json)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
-    text = table1(args) if args.table == "table1" else table2(args)
+    text = {"table1": table1, "table2": table2, "replica": replica}[args.table](args)
     out = Path(args.out or REPO / "bench" / "results" / f"dpdt_{args.table}.txt")
     out.write_text(text + "\n")
     print(f"\nwritten to {out}")
