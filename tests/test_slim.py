@@ -179,3 +179,101 @@ def test_iti_tree_made_shallower():
     root = b.read_iti((DATA / "mammographic_masses_bin-0.iti").read_text(), classes)
     res = _check_slim(X, y, root, budget=300, sat_timeout=10, total_time_limit=60)
     assert res.final_depth < root.depth()
+
+
+# ----------------------------------------------------------------- bsnsing models
+def _check_bsnsing_slim(model, data, response, **kw):
+    from pybsnsing.model import BsnsingModel
+    from pybsnsing.rules import parse_rule
+
+    res = slim_improve(model, **kw)
+    assert isinstance(res.tree, BsnsingModel)
+    depths = [res.initial_depth] + [t["depth"] for t in res.trace]
+    assert all(a >= b for a, b in zip(depths, depths[1:], strict=False))
+    assert all(t["train_acc"] == 1.0 for t in res.trace)
+    t = res.tree
+    assert max(nd.depth for nd in t.nodes) == res.final_depth <= res.initial_depth
+    # training error 0, by the model's own routing of the training rows and of the data
+    assert (t.fitted_values == t.y).all() and t.accuracy == 1.0
+    want = np.asarray(data[response].astype(object))
+    assert (t.predict(data, type="class") == want).all()
+    for nd in t.nodes:
+        if not nd.is_leaf:
+            assert parse_rule(nd.split_rule)  # a valid bsnsing rule text
+            assert nd.nobs > 0
+    assert t.ycode == model.ycode and t.design is model.design
+    return res
+
+
+@pytest.mark.parametrize("features", ["both", "rules", "questions"])
+def test_slim_bsnsing_kyphosis(features):
+    from pybsnsing import bsnsing
+    from pybsnsing.datasets import load_dataset
+
+    d = load_dataset("kyphosis")
+    m = bsnsing("Kyphosis ~ .", d)
+    res = _check_bsnsing_slim(m, d, "Kyphosis", budget=60, sat_timeout=5, total_time_limit=20,
+                              features=features)
+    bs_depth = max(nd.depth for nd in m.nodes)
+    assert res.stats["bsnsing_depth"] == bs_depth and res.stats["purity_splits"] > 0
+    if features != "questions":  # the bsnsing tree itself, grown to purity
+        assert res.initial_depth >= bs_depth
+    assert res.final_depth < res.initial_depth
+    # the kept splits are the bsnsing tree's own texts or purity questions "x <= c"
+    own = {nd.split_rule for nd in m.nodes if not nd.is_leaf}
+    own |= {q for r in own for q in r.split(" | ")}
+    for nd in res.tree.nodes:
+        if not nd.is_leaf:
+            assert nd.split_rule in own or " <= " in nd.split_rule
+
+
+def test_slim_bsnsing_multiclass_and_errors():
+    from pybsnsing import bsnsing
+    from pybsnsing.datasets import load_dataset
+    from pybsnsing.model import MBsnsingModel
+
+    d = load_dataset("iris")
+    m = bsnsing("Species ~ .", d, control={"import_external": False})
+    res = slim_improve(m, budget=60, sat_timeout=5, total_time_limit=15)
+    assert isinstance(res.tree, MBsnsingModel) and len(res.tree.trees) == 3
+    for t in res.tree.trees:
+        assert t.accuracy == 1.0
+    assert res.final_depth <= res.initial_depth
+    assert (res.tree.predict(d, type="class") == np.asarray(d["Species"].astype(object))).all()
+    with pytest.raises(ValueError, match="own training rows"):
+        slim_improve(m.trees[0], np.zeros((3, 1)), [0, 1, 0])
+    with pytest.raises(ValueError, match="features must be"):
+        slim_improve(m.trees[0], features="nope")
+
+
+def test_slim_bsnsing_conflicting_rows_rejected():
+    import pandas as pd
+
+    from pybsnsing import bsnsing
+
+    d = pd.DataFrame({"x": [1.0, 1.0, 2.0, 3.0, 4.0, 5.0] * 3,
+                      "y": ["a", "b", "a", "b", "a", "b"] * 3})
+    m = bsnsing("y ~ x", d)
+    with pytest.raises(ValueError, match="no perfect tree"):
+        slim_improve(m, budget=60)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 2 ** 31 - 1), st.integers(30, 120))
+def test_slim_bsnsing_invariants_random(seed, n):
+    import pandas as pd
+
+    from pybsnsing import bsnsing
+
+    rng = np.random.default_rng(seed)
+    d = pd.DataFrame({"a": rng.integers(0, 6, n).astype(float), "b": rng.random(n).round(2),
+                      "c": pd.Categorical(rng.choice(["u", "v", "w"], n))})
+    y = (d.a > 2) ^ (d.b > 0.5) ^ (rng.random(n) < 0.15)
+    d["y"] = np.where(y, "yes", "no")
+    d = d.drop_duplicates(subset=["a", "b", "c"]).reset_index(drop=True)
+    if d.y.nunique() < 2:
+        return
+    m = bsnsing("y ~ .", d)
+    for features in ("both", "questions"):
+        _check_bsnsing_slim(m, d, "y", budget=60, sat_timeout=3, total_time_limit=6,
+                            features=features)

@@ -580,17 +580,21 @@ def _predict(root: SatNode, X: np.ndarray) -> np.ndarray:
     return out
 
 
-def slim_improve(tree: Any, X_bin: Any, y: Any, *, budget: int | None = 300,
+def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | None = 300,
                  sample_limit: Callable[[int], int] | int | None = None,
                  depth_limit: int | None = None, sat_timeout: float | None = None,
                  total_time_limit: float | None = None, solver: str = "g4",
-                 encoding: str = "auto", verbose: bool = False) -> SlimResult:
+                 encoding: str = "auto", verbose: bool = False,
+                 features: str = "both") -> SlimResult:
     """DT-SLIM (Alg. 1): make a training-perfect tree shallower, keeping it perfect.
 
     Args:
         tree: an :class:`OptimalTreeModel` (e.g. from :func:`greedy_fit`,
             :func:`min_depth_tree` or ``murtree_fit``) or a :class:`SatNode` tree
-            (features are column indices of ``X_bin``), with 0 training errors.
+            (features are column indices of ``X_bin``), with 0 training errors; or a
+            bsnsing model (:class:`~pybsnsing.model.BsnsingModel`, or an
+            :class:`~pybsnsing.model.MBsnsingModel`: each class's tree in turn), whose
+            own training rows are used (``X_bin`` and ``y`` must be None). See below.
         X_bin, y: the training data (0/1 features) the tree is perfect on.
         budget: the paper's preset (60, 300 or 800): its sample limit c_t,
             depth limit d_t and SAT timeout t; the next three override it.
@@ -601,10 +605,48 @@ def slim_improve(tree: Any, X_bin: Any, y: Any, *, budget: int | None = 300,
         total_time_limit: stop after this many seconds (the tree so far is returned).
         solver: python-sat solver name ("g4" Glucose 4.1, "cd19" CaDiCaL).
         encoding: "auto" (hybrid), "depth" or "partition".
+        features: bsnsing models only: which binary features DT-SLIM works with.
 
     Returns:
-        :class:`SlimResult` (the tree and a trace of every replacement).
+        :class:`SlimResult` (the tree and a trace of every replacement); for a bsnsing
+        model its ``tree`` is a bsnsing model of the same class.
+
+    **bsnsing models.** DT-SLIM needs a tree with 0 training errors. A bsnsing tree
+    usually stops before that (node size, ``stop.prob``, no rule found): first every
+    impure leaf is grown to purity with single questions ``x <= c`` (the best Gini
+    cut, c a midpoint of the leaf's distinct values of one design column;
+    ``stats["purity_splits"]`` counts them). Rows with identical predictors and both
+    classes make this impossible: an error. The binary features are the split texts,
+    evaluated on the training design matrix as the model routes rows (a TRUE rule goes
+    left):
+
+    * ``"both"`` (default): every OR-rule of the tree as one feature, plus each of its
+      questions; the initial tree is the bsnsing tree itself (so its depth,
+      ``stats["bsnsing_depth"]`` plus the purity splits), and SAT may replace an
+      OR-rule by a single question or another rule of the tree;
+    * ``"rules"``: the OR-rules only (SAT only rearranges the tree's own rules);
+    * ``"questions"``: OR-rules expanded: ``q1 | ... | qk`` becomes a chain of k
+      single-question splits (a copy of the TRUE subtree under each question), so
+      the initial tree is deeper than bsnsing's and every split is one question.
+
+    Kept: the training rows, response coding, control, design (so ``predict`` on a
+    data frame works) and formula; every split of the result is a valid bsnsing
+    rule text. Not kept: bsnsing's split search (the result is a perfect tree, not a
+    bsnsing fit; its leaves are pure, so ``prob`` is 0 or 1) and the fitted tree's
+    impure leaves. No new questions are searched: SAT only recombines the tree's.
     """
+    from ..model import BsnsingModel, MBsnsingModel
+
+    if isinstance(tree, (BsnsingModel, MBsnsingModel)):
+        if X_bin is not None or y is not None:
+            raise PybsnsingValueError("a bsnsing model brings its own training rows: leave "
+                                      "X_bin and y out")
+        return _slim_bsnsing(tree, features, budget=budget, sample_limit=sample_limit,
+                             depth_limit=depth_limit, sat_timeout=sat_timeout,
+                             total_time_limit=total_time_limit, solver=solver,
+                             encoding=encoding, verbose=verbose)
+    if X_bin is None or y is None:
+        raise PybsnsingValueError("X_bin and y (the training data) are needed")
     pysat("slim_improve")
     t0 = time.perf_counter()
     X, yc, classes, names = _prepare(X_bin, y)
@@ -640,3 +682,196 @@ def slim_improve(tree: Any, X_bin: Any, y: Any, *, budget: int | None = 300,
     if model.objective != 0:  # pragma: no cover - asserted after every replacement
         raise AssertionError("DT-SLIM internal error: training errors")
     return SlimResult(model, trace, initial, model.depth, time.perf_counter() - t0, st)
+
+
+# --------------------------------------------------------------------------- bsnsing models
+#: how the splits of a bsnsing tree become DT-SLIM's binary features
+BSNSING_FEATURES = ("both", "rules", "questions")
+
+
+def _purity_split(Xd: np.ndarray, y: np.ndarray) -> tuple[int, float] | None:
+    """The best Gini split ``x_j <= c`` (c a midpoint of distinct values) of rows
+    ``Xd`` (design columns) with 0/1 labels ``y``; None when no column separates."""
+    n = len(y)
+    best: tuple[float, int, float] | None = None
+    tot1 = int(y.sum())
+    for j in range(Xd.shape[1]):
+        o = np.argsort(Xd[:, j], kind="stable")
+        v = Xd[o, j]
+        cut = np.flatnonzero(v[1:] > v[:-1])  # split after position cut[i]
+        if cut.size == 0:
+            continue
+        c1 = np.cumsum(y[o])[cut]
+        nl = cut + 1.0
+        nr = n - nl
+        c1r = tot1 - c1
+        gini = (nl - (c1 ** 2 + (nl - c1) ** 2) / nl) + (nr - (c1r ** 2 + (nr - c1r) ** 2) / nr)
+        i = int(np.argmin(gini))
+        if best is None or gini[i] < best[0] - 1e-12:
+            best = (float(gini[i]), j, float((v[cut[i]] + v[cut[i] + 1]) / 2.0))
+    return None if best is None else (best[1], best[2])
+
+
+def _bsnsing_tree(model: Any, features: str):
+    """DT-SLIM's view of a two-class :class:`~pybsnsing.model.BsnsingModel`: (root
+    SatNode, 0/1 feature matrix, feature texts, labels, number of splits added to
+    reach purity). Features are split-rule texts evaluated on the training design
+    matrix exactly as the model routes rows (a TRUE rule goes left = the ``hi`` side)."""
+    from ..rformat import format_r
+    from ..rules import evaluate_rule, split_rule
+
+    design = model.design
+    if design is None:
+        raise PybsnsingValueError("the bsnsing model has no design information (training "
+                                  "data); DT-SLIM needs its training rows")
+    Xd = np.asarray(design.X, dtype=np.float64)
+    names = list(design.names)
+    cols = {nm: Xd[:, j] for j, nm in enumerate(names)}
+    y = np.asarray(model.y, dtype=np.int64)
+    texts: list[str] = []
+    index: dict[str, int] = {}
+    columns: list[np.ndarray] = []
+
+    def feature(text: str) -> int:
+        if text not in index:
+            index[text] = len(texts)
+            texts.append(text)
+            columns.append(evaluate_rule(text, cols).astype(np.uint8))
+        return index[text]
+
+    by_number = {nd.number: nd for nd in model.nodes}
+    added = [0]
+
+    def grow(S: np.ndarray) -> SatNode:
+        """Grow a leaf's rows to purity with single questions ``x <= c``."""
+        if _rows_pure(y[S]):
+            return SatNode(label=int(y[S[0]]) if len(S) else 0)
+        sp = _purity_split(Xd[S], y[S])
+        if sp is None:
+            raise PybsnsingValueError(
+                f"no perfect tree exists: {len(S)} training rows with identical predictors "
+                "have both classes (DT-SLIM needs a tree with 0 training errors)")
+        j, c = sp
+        f = feature(f"{names[j]} <= {format_r(c)}")
+        side = columns[f][S] == 1
+        if side.all() or not side.any():  # pragma: no cover - printed cut rounds badly
+            raise PybsnsingValueError(f"the cut {texts[f]!r} does not separate the rows")
+        added[0] += 1
+        return SatNode(f, grow(S[~side]), grow(S[side]))
+
+    def rec(nd: Any, S: np.ndarray) -> SatNode:
+        if nd.is_leaf:
+            return grow(S)
+        rule = nd.split_rule
+        qs = split_rule(rule)
+        true = evaluate_rule(rule, {k: v[S] for k, v in cols.items()})
+        hi = rec(by_number[nd.lchild], S[true])
+        lo = rec(by_number[nd.rchild], S[~true])
+        if features == "questions" and len(qs) > 1:
+            # q1 | q2 | ... | qk as a chain: TRUE side of every q_i = (a copy of) the
+            # rule's TRUE subtree, FALSE side of q_k = the rule's FALSE subtree
+            node = lo
+            for i in range(len(qs) - 1, -1, -1):
+                node = SatNode(feature(qs[i]), node, hi if i == len(qs) - 1 else hi.copy())
+            return node
+        node = SatNode(feature(rule), lo, hi)
+        if features == "both" and len(qs) > 1:
+            for q in qs:
+                feature(q)
+        return node
+
+    root = rec(by_number[0], np.arange(len(y)))
+    X = np.column_stack(columns) if columns else np.zeros((len(y), 0), dtype=np.uint8)
+    return root, np.ascontiguousarray(X, dtype=np.uint8), texts, y, added[0]
+
+
+def _drop_empty(nd: SatNode, X: np.ndarray, S: np.ndarray) -> SatNode:
+    """``nd`` without splits that send none of the rows ``S`` to one side."""
+    while not nd.is_leaf:
+        side = X[S, nd.feature] == 1
+        if side.all():
+            nd = nd.hi
+        elif not side.any():
+            nd = nd.lo
+        else:
+            return SatNode(nd.feature, _drop_empty(nd.lo, X, S[~side]),
+                           _drop_empty(nd.hi, X, S[side]))
+    return nd
+
+
+def _bsnsing_from_sat(model: Any, root: SatNode, X: np.ndarray, texts: list[str]) -> Any:
+    """A :class:`~pybsnsing.model.BsnsingModel` with ``model``'s data, response coding,
+    control and design, and the tree ``root`` (split rules = feature texts)."""
+    from ..model import BsnsingModel
+    from ..tree import Node
+
+    y = np.asarray(model.y, dtype=np.int64)
+    n = len(y)
+    nodes: list[Node] = []
+
+    def rec(nd: SatNode, S: np.ndarray, parent: int, depth: int) -> int:
+        k = len(nodes)
+        n1 = int(y[S].sum())
+        n0 = len(S) - n1
+        cls = 1 if n1 >= n0 else 0
+        node = Node(number=k, parent=parent, lchild=-1, rchild=-1, node_class=cls,
+                    prop=len(S) / n, nobs=len(S), n1=n1, n0=n0,
+                    prob=n1 / len(S) if len(S) else 0.0, obs=S.astype(np.int64),
+                    split_rule="", split_target=cls, depth=depth)
+        nodes.append(node)
+        if not nd.is_leaf:
+            side = X[S, nd.feature] == 1
+            node.split_rule = texts[nd.feature]
+            node.lchild = rec(nd.hi, S[side], k, depth + 1)
+            node.rchild = rec(nd.lo, S[~side], k, depth + 1)
+        return k
+
+    rec(_drop_empty(root, X, np.arange(n)), np.arange(n), -1, 0)
+    return BsnsingModel(nodes=nodes, ycode=list(model.ycode), y=y.copy(), control=model.control,
+                        node_size=model.node_size, design=model.design,
+                        call=f"slim_improve({model.call})", formula=model.formula)
+
+
+def _sat_root(tree: OptimalTreeModel) -> SatNode:
+    """An OptimalTreeModel of DT-SLIM (left = feature 0) as a SatNode tree."""
+    def rec(k: int) -> SatNode:
+        nd = tree.nodes[k]
+        if nd.is_leaf:
+            return SatNode(label=int(nd.prediction))
+        return SatNode(nd.feature, rec(nd.left), rec(nd.right))
+
+    return rec(0)
+
+
+def _slim_bsnsing(model: Any, features: str, **kw: Any) -> SlimResult:
+    from ..model import BsnsingModel, MBsnsingModel
+
+    if features not in BSNSING_FEATURES:
+        raise PybsnsingValueError(f"features must be one of {BSNSING_FEATURES}, not "
+                                  f"{features!r}")
+    if isinstance(model, MBsnsingModel):
+        results = [_slim_bsnsing(t, features, **kw) for t in model.trees]
+        trees = [r.tree for r in results]
+        for t in trees:
+            t.design = model.trees[0].design
+        out = MBsnsingModel(trees=trees, ylevels=list(model.ylevels), yprior=model.yprior.copy(),
+                            call=f"slim_improve({model.call})", formula=model.formula)
+        trace = [dict(tr, tree=k) for k, r in enumerate(results) for tr in r.trace]
+        return SlimResult(out, trace, max(r.initial_depth for r in results),
+                          max(r.final_depth for r in results), sum(r.runtime for r in results),
+                          {"trees": [r.stats for r in results],
+                           "completed": all(r.stats.get("completed") for r in results),
+                           "bsnsing_depth": max(r.stats["bsnsing_depth"] for r in results)})
+    if not isinstance(model, BsnsingModel):
+        raise PybsnsingValueError(f"not a bsnsing model: {type(model).__name__}")
+    t0 = time.perf_counter()
+    bs_depth = max(nd.depth for nd in model.nodes)
+    root, X, texts, y, added = _bsnsing_tree(model, features)
+    res = slim_improve(_drop_empty(root, X, np.arange(len(y))), X, y, **kw)
+    tree = _bsnsing_from_sat(model, _sat_root(res.tree), X, texts)
+    if (tree.fitted_values != y).any():  # pragma: no cover - slim_improve asserts it
+        raise AssertionError("DT-SLIM internal error: training errors in the bsnsing tree")
+    stats = dict(res.stats, bsnsing_depth=bs_depth, purity_splits=added, features=features,
+                 n_features=len(texts))
+    return SlimResult(tree, res.trace, res.initial_depth, res.final_depth,
+                      time.perf_counter() - t0, stats)
