@@ -406,7 +406,7 @@ def _leaf_mis(cnt):
 
 
 @njit(cache=True)
-def _cc_lb(cnt, n, A, B):
+def class_count_lb(cnt, n, A, B):
     """Class-count lower bound of a subproblem with at most ``n`` feature nodes.
 
     A tree with j feature nodes has j + 1 leaves, so the rows of all but j + 1
@@ -891,7 +891,7 @@ def _child_lb(store, cnts, hs, level, side, d, n, A, B):
     if d == 0 or lm == 0:
         return A * lm
     lb = _cache_lb(store, hs[level, side, 0], hs[level, side, 1], d, n)
-    cc = _cc_lb(cnt, n, A, B)
+    cc = class_count_lb(cnt, n, A, B)
     return cc if cc > lb else lb
 
 
@@ -978,7 +978,7 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     if _tick(meta, deadline):
         return -1, 0, -1, 0, 0
     mask = masks[level, side]
-    cc = _cc_lb(cnt, n, A, B)
+    cc = class_count_lb(cnt, n, A, B)
     if cc > lb:
         lb = cc
     lb0 = lb

@@ -1,6 +1,8 @@
 """Optimal classification trees: the MurTree solver (Demirović et al., JMLR 2022).
 
 * :func:`murtree_fit` — on a 0/1 feature matrix and labels;
+* :func:`murtree_path` / :func:`murtree_cv` — the optimal tree for every node
+  budget in one search (shared cache), and the budget picked by cross-validation;
 * :func:`murtree` — on a data frame through a formula (design matrix as
   bsnsing builds it, non-binary columns binarised);
 * :class:`OptimalTreeModel` — the fitted tree: ``predict``, ``summary``,
@@ -22,12 +24,15 @@ from .binarize import QuantileBinarizer
 from .dpdt import DPDTResult, DPDTTreeModel, dpdt, dpdt_fit
 from .formula import murtree
 from .model import OptimalTreeModel, OptimalTreeNode
+from .path import MurTreeCV, MurTreePath, murtree_cv, murtree_path
 from .slim import SlimResult, greedy_fit, min_depth_tree, slim_improve
 from .solver import murtree_fit
 
 __all__ = [
     "DPDTResult",
     "DPDTTreeModel",
+    "MurTreeCV",
+    "MurTreePath",
     "OptimalTreeModel",
     "OptimalTreeNode",
     "QuantileBinarizer",
@@ -37,6 +42,8 @@ __all__ = [
     "greedy_fit",
     "min_depth_tree",
     "murtree",
+    "murtree_cv",
     "murtree_fit",
+    "murtree_path",
     "slim_improve",
 ]

@@ -89,6 +89,136 @@ def normalise(d: int, n: int) -> tuple[int, int]:
     return d, n
 
 
+def class_count_bound(counts: np.ndarray, max_nodes: int, A: int, B: int) -> int:
+    """Lower bound on the cost of any tree with at most ``max_nodes`` feature nodes
+    from the class counts alone (a tree with j nodes has j + 1 leaves)."""
+    return int(_k.class_count_lb(np.ascontiguousarray(counts, dtype=np.int64),
+                                 np.int64(max_nodes), np.int64(A), np.int64(B)))
+
+
+class Engine:
+    """One search state (cache included) over packed data, reusable across budgets.
+
+    Every :meth:`search` on the same engine reuses the cached subproblems of the
+    previous ones (MurTree's incremental solving): lower bounds and optimal root
+    decisions are true for their budgets whatever the root asked.
+
+    ``cache_bits``: log2 of the initial hash-table size (the cache grows as needed;
+    None: 8 for depth <= 2, 12 for depth 3, 16 deeper);
+    ``counter_memory``: bytes allowed for the counter matrices of the depth-two
+    solver (below 5 matrices' worth, row-by-row counter updates are disabled).
+    """
+
+    def __init__(self, data: PackedData, max_depth: int, A: int, B: int,
+                 cache_bits: int | None = None, counter_memory: int = 1 << 28) -> None:
+        if cache_bits is None:
+            cache_bits = 8 if max_depth <= 2 else (12 if max_depth == 3 else 16)
+        self.st = _k.SearchState(data.Xb, data.cws, data.indptr, data.indices, data.salt,
+                                 data.cls_of_word, data.dens, max_depth, cache_bits,
+                                 counter_memory)
+        self.st.set_root(data.root_mask)
+        self.max_depth = max_depth
+        self.A = A
+        self.B = B
+        self.resizes = 0
+
+    def stats(self) -> dict:
+        meta = self.st.meta
+        return {
+            "general_nodes": int(meta[_k.M_NGEN]),
+            "depth2_solves": int(meta[_k.M_NTERM]),
+            "counter_recounts": int(meta[_k.M_NGRAM]),
+            "counter_subtractions": int(meta[_k.M_NSUB]),
+            "counter_row_updates": int(meta[_k.M_NINC]),
+            "similarity_cuts": int(meta[_k.M_NSIM]),
+            "cache_entries": int(meta[_k.M_TABN]),
+            "cache_records": int(meta[_k.M_RECN]),
+            "cache_resizes": self.resizes,
+        }
+
+    def search(self, max_depth: int, max_nodes: int, deadline: float,
+               incumbent: SearchResult | None = None) -> SearchResult:
+        """Optimal tree for budgets (max_depth <= the engine's, max_nodes), anytime.
+
+        ``incumbent``: a known tree within these budgets (for example the optimum of
+        a smaller node budget): its cost bounds the search and it is the fallback.
+        """
+        st = self.st
+        A, B = self.A, self.B
+        meta = st.meta
+        meta[_k.M_RB_COST] = _k.INF
+        d, n = normalise(max_depth, max_nodes)
+        inf = int(_k.INF)
+
+        def build_optimal(tree: _Tree, level: int, side: int, dd: int, nn: int,
+                          dec: tuple[int, int, int] | None = None) -> int:
+            """Rebuild the optimal subtree of (level, side) top-down, asking the search."""
+            if dec is None:
+                _s, _c, f, nl, nr = st.solve(level, side, dd, nn, inf, A, B, np.inf)
+                f, nl, nr = int(f), int(nl), int(nr)
+            else:
+                f, nl, nr = dec
+            k = tree.add(f, st.counts(level, side))
+            if f >= 0:
+                st.prepare_children(level, side, f)
+                tree.left[k] = build_optimal(tree, level + 1, 0, dd - 1, nl)
+                tree.right[k] = build_optimal(tree, level + 1, 1, dd - 1, nr)
+            return k
+
+        def optimal_tree() -> _Tree:
+            out = st.build(d, n, A, B, False)  # one kernel call
+            if out is not None:
+                return _Tree.from_arrays(*out)
+            tree = _Tree()  # a record was dropped (full cache): ask the search again
+            build_optimal(tree, 0, 0, d, n)
+            return tree
+
+        optimal = True
+        if d <= 2:
+            tree = optimal_tree()
+        else:
+            # a heuristic tree first: the initial upper bound and the anytime fallback
+            fallback = _Tree.from_arrays(*st.build(d, n, A, B, True))
+            ub = fallback.cost(A, B)
+            if incumbent is not None and incumbent.cost < ub:
+                fallback = _Tree.from_arrays(incumbent.feature, incumbent.left,
+                                             incumbent.right, incumbent.counts)
+                ub = incumbent.cost
+            root_lb = class_count_bound(st.counts(0, 0), n, A, B)
+            status = 2  # the fallback meets the class-count bound: optimal
+            while ub > root_lb:
+                meta[_k.M_CHECK] = 1
+                status = int(st.solve(0, 0, d, n, ub, A, B, deadline)[0])
+                meta[_k.M_CHECK] = 0
+                if status < 0 and meta[_k.M_TIMEOUT] == 2:
+                    st.grow()  # the cache filled up: grow it and resume (cached work is kept)
+                    self.resizes += 1
+                    continue
+                break
+            meta[_k.M_TIMEOUT] = 0
+            if status == 2:
+                tree = fallback
+            elif status > 0:
+                tree = optimal_tree()
+            else:  # out of time: the best complete root decision so far, or the fallback
+                optimal = False
+                if meta[_k.M_RB_COST] < ub:
+                    tree = _Tree()
+                    dec = (int(meta[_k.M_RB_F]), int(meta[_k.M_RB_NL]), int(meta[_k.M_RB_NR]))
+                    build_optimal(tree, 0, 0, d, n, dec)
+                else:
+                    tree = fallback
+        return SearchResult(
+            feature=np.array(tree.feature, dtype=np.int64),
+            left=np.array(tree.left, dtype=np.int64),
+            right=np.array(tree.right, dtype=np.int64),
+            counts=np.array(tree.counts, dtype=np.int64).reshape(len(tree.feature), -1),
+            cost=tree.cost(A, B),
+            optimal=optimal,
+            stats=self.stats(),
+        )
+
+
 def search(
     data: PackedData,
     max_depth: int,
@@ -99,122 +229,8 @@ def search(
     cache_bits: int | None = None,
     counter_memory: int = 1 << 28,
 ) -> SearchResult:
-    """Optimal tree search with an anytime fallback (see the kernel module).
-
-    ``cache_bits``: log2 of the initial hash-table size (the cache grows as needed;
-    None: 8 for depth <= 2, 12 for depth 3, 16 deeper);
-    ``counter_memory``: bytes allowed for the counter matrices of the depth-two
-    solver (below 5 matrices' worth, row-by-row counter updates are disabled).
-    """
-    t0 = time.perf_counter()
-    deadline = t0 + float(time_limit)
-    if cache_bits is None:
-        cache_bits = 8 if max_depth <= 2 else (12 if max_depth == 3 else 16)
-    st = _k.SearchState(data.Xb, data.cws, data.indptr, data.indices, data.salt,
-                        data.cls_of_word, data.dens, max_depth, cache_bits,
-                        counter_memory)
-    st.set_root(data.root_mask)
-    meta = st.meta
+    """Optimal tree search with an anytime fallback (one :class:`Engine`, one search)."""
+    deadline = time.perf_counter() + float(time_limit)
     d, n = normalise(max_depth, max_nodes)
-    inf = int(_k.INF)
-
-    def build_optimal(tree: _Tree, level: int, side: int, dd: int, nn: int,
-                      dec: tuple[int, int, int] | None = None) -> int:
-        """Rebuild the optimal subtree of (level, side) top-down from the cache."""
-        if dec is None:
-            _s, _c, f, nl, nr = st.solve(level, side, dd, nn, inf, A, B, np.inf)
-            f, nl, nr = int(f), int(nl), int(nr)
-        else:
-            f, nl, nr = dec
-        k = tree.add(f, st.counts(level, side))
-        if f >= 0:
-            st.prepare_children(level, side, f)
-            tree.left[k] = build_optimal(tree, level + 1, 0, dd - 1, nl)
-            tree.right[k] = build_optimal(tree, level + 1, 1, dd - 1, nr)
-        return k
-
-    def build_greedy(tree: _Tree, level: int, side: int, dd: int, nn: int) -> int:
-        """A quick heuristic tree: the root of the optimal depth-two tree, recursively."""
-        dd, nn = normalise(dd, nn)
-        if dd <= 2:
-            return build_optimal(tree, level, side, dd, nn)
-        _s, _c, f, _nl, _nr = st.solve(level, side, 2, min(nn, 3), inf, A, B, np.inf)
-        f = int(f)
-        k = tree.add(f, st.counts(level, side))
-        if f >= 0:
-            half = (1 << (dd - 1)) - 1
-            nl = min(half, nn // 2)
-            nr = min(half, nn - 1 - nl)
-            st.prepare_children(level, side, f)
-            tree.left[k] = build_greedy(tree, level + 1, 0, dd - 1, nl)
-            tree.right[k] = build_greedy(tree, level + 1, 1, dd - 1, nr)
-        return k
-
-    def kernel_tree(greedy: bool) -> _Tree | None:
-        """The tree built in one kernel call (None when a cached decision is missing)."""
-        out = st.build(d, n, A, B, greedy)
-        return None if out is None else _Tree.from_arrays(*out)
-
-    def optimal_tree() -> _Tree:
-        tree = kernel_tree(False)
-        if tree is None:  # a record was dropped (full cache): ask the search again
-            tree = _Tree()
-            build_optimal(tree, 0, 0, d, n)
-        return tree
-
-    optimal = True
-    resizes = 0
-    tree = _Tree()
-    if d <= 2:
-        tree = optimal_tree()
-    else:
-        # a heuristic tree first: the initial upper bound and the anytime fallback
-        greedy = kernel_tree(True)
-        if greedy is None:  # pragma: no cover - the greedy tree needs no cached record
-            greedy = _Tree()
-            build_greedy(greedy, 0, 0, d, n)
-        ub = greedy.cost(A, B)
-        root_lb = int(_k._cc_lb(st.counts(0, 0), np.int64(n), np.int64(A), np.int64(B)))
-        while ub > root_lb:  # else the heuristic tree meets the class-count bound
-            meta[_k.M_CHECK] = 1
-            r = st.solve(0, 0, d, n, ub, A, B, deadline)
-            meta[_k.M_CHECK] = 0
-            if r[0] < 0 and meta[_k.M_TIMEOUT] == 2:
-                st.grow()  # the cache filled up: grow it and resume (cached work is kept)
-                resizes += 1
-                continue
-            break
-        else:
-            r = (2,)
-        meta[_k.M_TIMEOUT] = 0
-        if r[0] == 2:
-            tree = greedy
-        elif r[0] > 0:
-            tree = optimal_tree()
-        else:  # out of time: the best complete root decision so far, or the heuristic
-            optimal = False
-            if meta[_k.M_RB_COST] < ub:
-                dec = (int(meta[_k.M_RB_F]), int(meta[_k.M_RB_NL]), int(meta[_k.M_RB_NR]))
-                build_optimal(tree, 0, 0, d, n, dec)
-            else:
-                tree = greedy
-    stats = {
-        "general_nodes": int(meta[_k.M_NGEN]),
-        "depth2_solves": int(meta[_k.M_NTERM]),
-        "counter_recounts": int(meta[_k.M_NGRAM]),
-        "counter_subtractions": int(meta[_k.M_NSUB]),
-        "counter_row_updates": int(meta[_k.M_NINC]),
-        "similarity_cuts": int(meta[_k.M_NSIM]),
-        "cache_entries": int(meta[_k.M_TABN]),
-        "cache_records": int(meta[_k.M_RECN]),
-        "cache_resizes": resizes,
-    }
-    return SearchResult(
-        feature=np.array(tree.feature, dtype=np.int64),
-        left=np.array(tree.left, dtype=np.int64),
-        right=np.array(tree.right, dtype=np.int64),
-        counts=np.array(tree.counts, dtype=np.int64).reshape(len(tree.feature), -1),
-        cost=tree.cost(A, B),
-        optimal=optimal,
-        stats=stats,
-    )
+    engine = Engine(data, max_depth, A, B, cache_bits, counter_memory)
+    return engine.search(d, n, deadline)

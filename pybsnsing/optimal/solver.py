@@ -14,7 +14,7 @@ from ..errors import PybsnsingValueError
 from . import _engine
 from .model import OptimalTreeModel, OptimalTreeNode
 
-__all__ = ["check_binary", "murtree_fit"]
+__all__ = ["check_binary", "check_settings", "model_from_result", "murtree_fit", "prepare_data"]
 
 MAX_DEPTH_LIMIT = 12
 
@@ -180,6 +180,27 @@ def murtree_fit(
             settings, missing labels.
     """
     t0 = time.perf_counter()
+    max_depth, max_num_nodes, n_nodes, sparse_coefficient, time_limit, fewest_nodes = (
+        check_settings(max_depth, max_num_nodes, sparse_coefficient, time_limit, fewest_nodes))
+    X, names, classes, codes = prepare_data(X_binary, y)
+    n = X.shape[0]
+    d_eff, n_eff = _engine.normalise(max_depth, n_nodes)
+    A, B, s = cost_weights(n, d_eff, sparse_coefficient, fewest_nodes)
+    packed = _engine.pack(X, codes, len(classes))
+    res = _engine.search(packed, d_eff, n_eff, A, B, time_limit)
+    return model_from_result(
+        res, names=names, classes=classes, A=A, B=B, max_depth=max_depth,
+        max_num_nodes=max_num_nodes, sparse_coefficient=sparse_coefficient,
+        time_limit=time_limit, n_samples=n, runtime=time.perf_counter() - t0)
+
+
+def check_settings(
+    max_depth: Any, max_num_nodes: Any, sparse_coefficient: Any, time_limit: Any,
+    fewest_nodes: Any,
+) -> tuple[int, int | None, int, float, float, bool]:
+    """Checked settings of :func:`murtree_fit`: (max_depth, max_num_nodes, node budget
+    (``max_num_nodes`` capped at 2^depth - 1), sparse_coefficient, time_limit (inf for
+    None), fewest_nodes)."""
     max_depth = _check_int(max_depth, "max_depth", 0, MAX_DEPTH_LIMIT)
     limit = (1 << max_depth) - 1
     if max_num_nodes is not None:
@@ -199,7 +220,13 @@ def murtree_fit(
     time_limit = float(time_limit)
     if not time_limit > 0:
         raise PybsnsingValueError(f"time_limit must be positive, got {time_limit}")
+    if not isinstance(fewest_nodes, bool | np.bool_):
+        raise PybsnsingValueError(f"fewest_nodes must be True or False, not {fewest_nodes!r}")
+    return max_depth, max_num_nodes, n_nodes, sparse_coefficient, time_limit, bool(fewest_nodes)
 
+
+def prepare_data(X_binary: Any, y: Any) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray]:
+    """(X as uint8 0/1, feature names, class labels, integer class codes), checked."""
     if isinstance(X_binary, pd.DataFrame):
         names = [str(c) for c in X_binary.columns]
     else:
@@ -211,40 +238,42 @@ def murtree_fit(
     if n == 0:
         raise PybsnsingValueError("X_binary has no rows")
     classes, codes = encode_y(y, n)
-    C = len(classes)
+    return X, names, classes, codes
 
-    if not isinstance(fewest_nodes, bool | np.bool_):
-        raise PybsnsingValueError(f"fewest_nodes must be True or False, not {fewest_nodes!r}")
-    d_eff, n_eff = _engine.normalise(max_depth, n_nodes)
-    A, B, s = cost_weights(n, d_eff, sparse_coefficient, bool(fewest_nodes))
-    packed = _engine.pack(X, codes, C)
-    res = _engine.search(packed, d_eff, n_eff, A, B, time_limit)
 
+def model_from_result(
+    res: _engine.SearchResult, *, names: list[str], classes: np.ndarray, A: int, B: int,
+    max_depth: int, max_num_nodes: int | None, sparse_coefficient: float, time_limit: float,
+    n_samples: int, runtime: float,
+) -> OptimalTreeModel:
+    """The :class:`OptimalTreeModel` of a search result (node arrays in pre-order)."""
+    feature = res.feature.tolist()
+    left = res.left.tolist()
+    right = res.right.tolist()
+    counts = res.counts.astype(np.int64)
+    pred = counts.argmax(axis=1).tolist()
+    depth = [0] * len(feature)
     nodes: list[OptimalTreeNode] = []
-
-    def depth_of(k: int, dd: int) -> None:
-        f = int(res.feature[k])
-        counts = res.counts[k].astype(np.int64)
+    errors = 0
+    n_feat_nodes = 0
+    for k, f in enumerate(feature):  # pre-order: a node's depth is known before its children
+        if f >= 0:
+            depth[left[k]] = depth[right[k]] = depth[k] + 1
+            n_feat_nodes += 1
+        else:
+            errors += int(counts[k].sum() - counts[k].max())
         nodes.append(
             OptimalTreeNode(
                 id=k,
-                depth=dd,
+                depth=depth[k],
                 feature=f,
                 feature_name=names[f] if f >= 0 else None,
-                left=int(res.left[k]),
-                right=int(res.right[k]),
-                counts=counts,
-                prediction=int(np.argmax(counts)),
+                left=left[k],
+                right=right[k],
+                counts=counts[k],
+                prediction=pred[k],
             )
         )
-        if f >= 0:
-            depth_of(int(res.left[k]), dd + 1)
-            depth_of(int(res.right[k]), dd + 1)
-
-    depth_of(0, 0)
-    nodes.sort(key=lambda nd: nd.id)
-    errors = sum(nd.errors for nd in nodes if nd.is_leaf)
-    n_feat_nodes = sum(not nd.is_leaf for nd in nodes)
     if res.optimal and errors * A + n_feat_nodes * B != res.cost:
         raise RuntimeError(  # pragma: no cover - internal consistency check
             f"MurTree internal error: tree cost {errors * A + n_feat_nodes * B} "
@@ -256,11 +285,11 @@ def murtree_fit(
         feature_names=names,
         objective=int(errors),
         optimal=bool(res.optimal),
-        runtime=time.perf_counter() - t0,
+        runtime=runtime,
         max_depth=max_depth,
         max_num_nodes=max_num_nodes,
         sparse_coefficient=sparse_coefficient,
         time_limit=time_limit,
-        n_samples=n,
+        n_samples=n_samples,
         stats=res.stats,
     )
