@@ -215,19 +215,12 @@ def _node_lines(nd: NodeView, labels: Sequence[str], digits: int | None, compact
     return [(head, "head")] + [(t, "rule") for t in format_rule(nd.split_rule, digits)]
 
 
-def _layout(tree: Any, fontsize: float, digits: int | None, max_depth: int | None,
-            compact: bool | None, horizontal: bool) -> _Layout:
-    nodes = preorder(tree)
-    labels = [label_text(v) for v in tree.ycode]
+def _box_tree(nodes: Sequence[NodeView], fs: float, digits: int | None,
+              max_depth: int | None, compact: bool, labels: Sequence[str]) -> _Box:
+    """The boxes of the drawn nodes (texts and sizes), linked parent to children."""
     by_number = {nd.number: nd for nd in nodes}
-    n_leaves = sum(nd.is_leaf for nd in nodes)
-    if compact is None:
-        compact = n_leaves >= _COMPACT_LEAVES
-    fs = fontsize
     measure = _Measure(fs)
     pad, bar = _PAD * fs, _BAR * fs
-    gap = (_HGAP_H if horizontal else _HGAP) * fs  # between neighbours along the breadth
-    dgap = (_VGAP_H if horizontal else _VGAP) * fs  # between depth levels
 
     def below(number: int) -> int:
         nd = by_number[number]
@@ -244,37 +237,49 @@ def _layout(tree: Any, fontsize: float, digits: int | None, max_depth: int | Non
             box.children = [build(nd.lchild), build(nd.rchild)]
         return box
 
-    def breadth(box: _Box) -> float:
-        return box.h if horizontal else box.w
+    return build(0)
 
-    # tidy layout along the breadth: contour[k] = (first, last) edge at relative depth k;
-    # a child's b is first relative to its parent, made absolute afterwards
-    def place(box: _Box) -> list[tuple[float, float]]:
-        own = (-breadth(box) / 2.0, breadth(box) / 2.0)
-        if not box.children:
-            return [own]
-        left, right = (place(c) for c in box.children)
-        shift = 0.0
-        for (_, a), (c, _) in zip(left, right, strict=False):
-            shift = max(shift, a - c + gap)
-        box.children[0].b = -shift / 2.0
-        box.children[1].b = shift / 2.0
-        merged = [own]
-        for k in range(max(len(left), len(right))):
-            parts = []
-            if k < len(left):
-                parts.append((left[k][0] - shift / 2.0, left[k][1] - shift / 2.0))
-            if k < len(right):
-                parts.append((right[k][0] + shift / 2.0, right[k][1] + shift / 2.0))
-            merged.append((min(q[0] for q in parts), max(q[1] for q in parts)))
-        return merged
 
-    root = build(0)
-    contour = place(root)
+def _place(box: _Box, horizontal: bool, gap: float) -> list[tuple[float, float]]:
+    """Tidy layout along the breadth: returns the contour, ``contour[k]`` = (first, last)
+    edge at relative depth k; sets each child's ``b`` relative to its parent."""
+    half = (box.h if horizontal else box.w) / 2.0
+    own = (-half, half)
+    if not box.children:
+        return [own]
+    left, right = (_place(c, horizontal, gap) for c in box.children)
+    shift = 0.0
+    for (_, a), (c, _) in zip(left, right, strict=False):
+        shift = max(shift, a - c + gap)
+    box.children[0].b = -shift / 2.0
+    box.children[1].b = shift / 2.0
+    merged = [own]
+    for k in range(max(len(left), len(right))):
+        parts = []
+        if k < len(left):
+            parts.append((left[k][0] - shift / 2.0, left[k][1] - shift / 2.0))
+        if k < len(right):
+            parts.append((right[k][0] + shift / 2.0, right[k][1] + shift / 2.0))
+        merged.append((min(q[0] for q in parts), max(q[1] for q in parts)))
+    return merged
+
+
+def _layout(tree: Any, fontsize: float, digits: int | None, max_depth: int | None,
+            compact: bool | None, horizontal: bool) -> _Layout:
+    nodes = preorder(tree)
+    n_leaves = sum(nd.is_leaf for nd in nodes)
+    if compact is None:
+        compact = n_leaves >= _COMPACT_LEAVES
+    fs = fontsize
+    gap = (_HGAP_H if horizontal else _HGAP) * fs  # between neighbours along the breadth
+    dgap = (_VGAP_H if horizontal else _VGAP) * fs  # between depth levels
+    labels = [label_text(v) for v in tree.ycode]
+    root = _box_tree(nodes, fs, digits, max_depth, compact, labels)
+    contour = _place(root, horizontal, gap)
     boxes: list[_Box] = []
     depth_size: dict[int, float] = {}
 
-    def collect(box: _Box, b: float) -> None:
+    def collect(box: _Box, b: float) -> None:  # absolute b, preorder, row depth sizes
         box.b = b
         boxes.append(box)
         d = box.node.depth
@@ -336,23 +341,10 @@ def _top_points(title: str | None, legend: bool, digits: int | None, fs: float,
     return out
 
 
-def _draw(ax: Axes, lay: _Layout, tree: Any, *, class_colors: Sequence[str], rule_color: str,
-          title: str | None, legend: bool, digits: int | None, top: float,
-          panel_width: float | None, explain: bool = True) -> None:
-    """Draw one tree into ``ax``; data units are points (x right, y down from the top)."""
-    from matplotlib.patches import FancyBboxPatch, Rectangle
-
+def _draw_edges(ax: Axes, lay: _Layout, ox: float, oy: float) -> None:
+    """The ``yes``/``no`` edges, under the boxes; ``(ox, oy)`` is the drawing's origin."""
     fs = lay.fontsize
     hz = lay.horizontal
-    margin = _MARGIN * fs
-    ax.set_axis_off()
-    total_w = max(lay.width + 2 * margin, panel_width or 0.0)
-    total_h = top + lay.height + margin
-    ax.set_xlim(0, total_w)
-    ax.set_ylim(total_h, 0)
-    pad, bar = _PAD * fs, _BAR * fs
-    ox = (total_w - lay.width) / 2.0 if not hz else margin
-    oy = top
 
     def anchor(box: _Box, out: bool) -> tuple[float, float]:
         x, y = box.rect(hz)
@@ -360,7 +352,7 @@ def _draw(ax: Axes, lay: _Layout, tree: Any, *, class_colors: Sequence[str], rul
             return ox + x + (box.w if out else 0.0), oy + box.b
         return ox + box.b, oy + y + (box.h if out else 0.0)
 
-    for box in lay.boxes:  # edges first, under the boxes
+    for box in lay.boxes:
         for child, word, side in zip(box.children, ("yes", "no"), (-1, 1), strict=False):
             x0, y0 = anchor(box, True)
             x1, y1 = anchor(child, False)
@@ -375,64 +367,100 @@ def _draw(ax: Axes, lay: _Layout, tree: Any, *, class_colors: Sequence[str], rul
                 ax.text(x0 + t * (x1 - x0) + side * 0.3 * fs, y0 + t * (y1 - y0), word,
                         ha="right" if side < 0 else "left", va="center", fontsize=0.8 * fs,
                         color="0.35", zorder=2)
-    for box in lay.boxes:
-        nd = box.node
-        rx, ry = box.rect(hz)
-        x0, y0 = ox + rx, oy + ry
-        leaf = nd.is_leaf
-        colour = class_colors[nd.node_class]
-        ax.add_patch(FancyBboxPatch(
-            (x0, y0), box.w, box.h, boxstyle=f"round,pad=0,rounding_size={0.4 * fs}",
-            fc=colour if leaf else "white", ec="0.3" if leaf else colour,
-            lw=0.9 if leaf else 1.6, ls="--" if box.truncated else "-", zorder=3))
-        # the class mix along the bottom (class 0 from the left), on a white strip
-        n = max(nd.nobs, 1)
-        inner = box.w - 2 * pad
-        w0 = inner * nd.n0 / n
-        yb = y0 + box.h - pad * 0.6 - bar
-        ax.add_patch(Rectangle((x0 + pad - 0.15 * fs, yb - 0.15 * fs), inner + 0.3 * fs,
-                               bar + 0.3 * fs, fc="white", ec="none", zorder=4))
-        ax.add_patch(Rectangle((x0 + pad, yb), w0, bar, fc=class_colors[0], ec="none",
-                               zorder=4))
-        ax.add_patch(Rectangle((x0 + pad + w0, yb), inner - w0, bar, fc=class_colors[1],
-                               ec="none", zorder=4))
-        ax.add_patch(Rectangle((x0 + pad, yb), inner, bar, fc="none", ec="0.2", lw=0.5,
-                               zorder=4))
-        y = y0 + pad * 0.8
-        cx = x0 + box.w / 2.0
-        for text, style in box.lines:
-            kw: dict[str, Any] = {"color": "black"}
-            if style == "rule":
-                kw["color"] = rule_color
-            elif style == "head":
-                kw["color"] = "0.2"
-            elif style == "label":
-                kw["fontweight"] = "bold"
-            ax.text(cx, y, _escape(text), ha="center", va="top", fontsize=fs, zorder=5, **kw)
-            y += _LINE * fs
 
+
+def _draw_box(ax: Axes, box: _Box, x0: float, y0: float, fs: float,
+              class_colors: Sequence[str], rule_color: str) -> None:
+    """One node's box with top-left corner ``(x0, y0)``: frame, class-mix bar, texts."""
+    from matplotlib.patches import FancyBboxPatch, Rectangle
+
+    nd = box.node
+    pad, bar = _PAD * fs, _BAR * fs
+    leaf = nd.is_leaf
+    colour = class_colors[nd.node_class]
+    ax.add_patch(FancyBboxPatch(
+        (x0, y0), box.w, box.h, boxstyle=f"round,pad=0,rounding_size={0.4 * fs}",
+        fc=colour if leaf else "white", ec="0.3" if leaf else colour,
+        lw=0.9 if leaf else 1.6, ls="--" if box.truncated else "-", zorder=3))
+    # the class mix along the bottom (class 0 from the left), on a white strip
+    n = max(nd.nobs, 1)
+    inner = box.w - 2 * pad
+    w0 = inner * nd.n0 / n
+    yb = y0 + box.h - pad * 0.6 - bar
+    ax.add_patch(Rectangle((x0 + pad - 0.15 * fs, yb - 0.15 * fs), inner + 0.3 * fs,
+                           bar + 0.3 * fs, fc="white", ec="none", zorder=4))
+    ax.add_patch(Rectangle((x0 + pad, yb), w0, bar, fc=class_colors[0], ec="none",
+                           zorder=4))
+    ax.add_patch(Rectangle((x0 + pad + w0, yb), inner - w0, bar, fc=class_colors[1],
+                           ec="none", zorder=4))
+    ax.add_patch(Rectangle((x0 + pad, yb), inner, bar, fc="none", ec="0.2", lw=0.5,
+                           zorder=4))
+    y = y0 + pad * 0.8
+    cx = x0 + box.w / 2.0
+    for text, style in box.lines:
+        kw: dict[str, Any] = {"color": "black"}
+        if style == "rule":
+            kw["color"] = rule_color
+        elif style == "head":
+            kw["color"] = "0.2"
+        elif style == "label":
+            kw["fontweight"] = "bold"
+        ax.text(cx, y, _escape(text), ha="center", va="top", fontsize=fs, zorder=5, **kw)
+        y += _LINE * fs
+
+
+def _draw_heading(ax: Axes, tree: Any, fs: float, total_w: float, *, horizontal: bool,
+                  class_colors: Sequence[str], title: str | None, legend: bool,
+                  digits: int | None, explain: bool) -> None:
+    """The title and the legend over the tree."""
+    from matplotlib.patches import Rectangle
+
+    margin = _MARGIN * fs
     yt = 0.4 * fs
     if title:
         ax.text(total_w / 2.0, yt, _escape(title), ha="center", va="top", fontsize=1.2 * fs,
                 fontweight="bold", zorder=6)
         yt += 1.6 * fs * _LINE
-    if legend:
-        labels = [label_text(v) for v in tree.ycode]
-        measure = _Measure(fs)
-        xl = margin
-        sq = 0.9 * fs
-        for k in (0, 1):
-            ax.add_patch(Rectangle((xl, yt + 0.1 * fs), sq, sq, fc=class_colors[k], ec="0.3",
-                                   lw=0.6, zorder=6))
-            text = f"class {k}: {labels[k]}"
-            ax.text(xl + sq + 0.4 * fs, yt, _escape(text), ha="left", va="top", fontsize=fs,
-                    zorder=6)
-            xl += sq + 0.4 * fs + measure.width(text, "plain") + 1.5 * fs
-        yt += _LINE * fs * 1.2
-        for line in _legend_lines(labels, digits, hz) if explain else []:
-            ax.text(margin, yt, _escape(line), ha="left", va="top", fontsize=0.9 * fs,
-                    color="0.2", zorder=6)
-            yt += _LINE * fs
+    if not legend:
+        return
+    labels = [label_text(v) for v in tree.ycode]
+    measure = _Measure(fs)
+    xl = margin
+    sq = 0.9 * fs
+    for k in (0, 1):
+        ax.add_patch(Rectangle((xl, yt + 0.1 * fs), sq, sq, fc=class_colors[k], ec="0.3",
+                               lw=0.6, zorder=6))
+        text = f"class {k}: {labels[k]}"
+        ax.text(xl + sq + 0.4 * fs, yt, _escape(text), ha="left", va="top", fontsize=fs,
+                zorder=6)
+        xl += sq + 0.4 * fs + measure.width(text, "plain") + 1.5 * fs
+    yt += _LINE * fs * 1.2
+    for line in _legend_lines(labels, digits, horizontal) if explain else []:
+        ax.text(margin, yt, _escape(line), ha="left", va="top", fontsize=0.9 * fs,
+                color="0.2", zorder=6)
+        yt += _LINE * fs
+
+
+def _draw(ax: Axes, lay: _Layout, tree: Any, *, class_colors: Sequence[str], rule_color: str,
+          title: str | None, legend: bool, digits: int | None, top: float,
+          panel_width: float | None, explain: bool = True) -> None:
+    """Draw one tree into ``ax``; data units are points (x right, y down from the top)."""
+    fs = lay.fontsize
+    hz = lay.horizontal
+    margin = _MARGIN * fs
+    ax.set_axis_off()
+    total_w = max(lay.width + 2 * margin, panel_width or 0.0)
+    total_h = top + lay.height + margin
+    ax.set_xlim(0, total_w)
+    ax.set_ylim(total_h, 0)
+    ox = (total_w - lay.width) / 2.0 if not hz else margin
+    oy = top
+    _draw_edges(ax, lay, ox, oy)
+    for box in lay.boxes:
+        rx, ry = box.rect(hz)
+        _draw_box(ax, box, ox + rx, oy + ry, fs, class_colors, rule_color)
+    _draw_heading(ax, tree, fs, total_w, horizontal=hz, class_colors=class_colors,
+                  title=title, legend=legend, digits=digits, explain=explain)
 
 
 def _check_int(value: Any, name: str, lo: int) -> int | None:
@@ -444,6 +472,145 @@ def _check_int(value: Any, name: str, lo: int) -> int | None:
     if v < lo:
         raise PybsnsingValueError(f"{name} must be at least {lo}, got {v}")
     return v
+
+
+def _check_plot_args(class_colors: Sequence[str], dpi: Any, fontsize: Any,
+                     orientation: str) -> None:
+    if len(class_colors) != 2:
+        raise PybsnsingValueError(f"class_colors must have two colours, got {class_colors!r}")
+    if not isinstance(dpi, (int, float)) or not dpi > 0:
+        raise PybsnsingValueError(f"dpi must be positive, got {dpi!r}")
+    if not isinstance(fontsize, (int, float)) or not fontsize > 0:
+        raise PybsnsingValueError(f"fontsize must be positive, got {fontsize!r}")
+    if orientation not in ("auto", "vertical", "horizontal"):
+        raise PybsnsingValueError(
+            f"orientation must be 'auto', 'vertical' or 'horizontal', got {orientation!r}")
+
+
+@dataclass
+class _Panels:
+    """The trees to draw (one panel each) with their titles and the drawing options that
+    fix their layouts; sizes in points."""
+
+    selected: list[tuple[Any, str | None]]
+    titles: list[str | None]
+    digits: int | None
+    max_depth: int | None
+    compact: bool | None
+    legend: bool
+    multi_title: bool
+
+    def layouts(self, fs: float, hz: bool) -> list[_Layout]:
+        return [_layout(one, fs, self.digits, self.max_depth, self.compact, hz)
+                for one, _ in self.selected]
+
+    def extent(self, lays: list[_Layout]) -> tuple[float, float, list[float]]:
+        """Figure width and height in points, and each panel's height."""
+        fs = lays[0].fontsize
+        widths = [lay.width + 2 * _MARGIN * fs for lay in lays]
+        if self.legend:
+            widths += [_legend_width([label_text(v) for v in one.ycode], self.digits, fs)
+                       + 2 * _MARGIN * fs for one, _ in self.selected]
+        heights = [_top_points(t, self.legend, self.digits, fs, k == 0) + lay.height
+                   + _MARGIN * fs
+                   for k, (lay, t) in enumerate(zip(lays, self.titles, strict=True))]
+        return max(widths), sum(heights) + (2.2 * fs if self.multi_title else 0.0), heights
+
+    def fitted(self, hz: bool, box_w: float, box_h: float | None, fs: float,
+               lo: float) -> list[_Layout]:
+        """Layouts at the largest font <= fs (>= lo) whose drawing fits box_w x box_h."""
+        lays = self.layouts(fs, hz)
+        for _ in range(5):
+            w, h, _ = self.extent(lays)
+            scale = box_w / w if box_h is None else min(box_w / w, box_h / h)
+            if scale >= 1.0 or fs <= lo:
+                break
+            fs = max(lo, fs * scale * 0.99)  # the drawing scales almost linearly
+            lays = self.layouts(fs, hz)
+        return lays
+
+    def sized(self, figsize: tuple[float, float] | None, orientation: str, fs0: float,
+              max_width: float, min_fontsize: float
+              ) -> tuple[list[_Layout], tuple[float, float]]:
+        """The layouts and the figure size (inches) of a new figure."""
+        if figsize is not None:
+            fw, fh = (float(v) for v in figsize)
+            if not (fw > 0 and fh > 0):
+                raise PybsnsingValueError(f"figsize must be positive, got {figsize!r}")
+            hz = orientation == "horizontal"
+            if orientation == "auto":  # the orientation that allows the larger font
+                v = self.fitted(False, fw * 72.0, fh * 72.0, fs0, 1.0)
+                h_ = self.fitted(True, fw * 72.0, fh * 72.0, fs0, 1.0)
+                hz = h_[0].fontsize > v[0].fontsize * 1.05
+            return self.fitted(hz, fw * 72.0, fh * 72.0, fs0, 1.0), (fw, fh)
+        lays = None
+        if orientation in ("auto", "vertical"):
+            lays = self.fitted(False, max_width * 72.0, None, fs0, min(min_fontsize, fs0))
+            if orientation == "auto" and self.extent(lays)[0] > max_width * 72.0 * 1.001:
+                lays = None  # too wide even at the smallest font: turn the tree
+        if lays is None:
+            lays = self.fitted(True, max_width * 72.0, None, fs0, min(min_fontsize, fs0))
+        w, h, _ = self.extent(lays)
+        return lays, (w / 72.0, h / 72.0)
+
+
+def _plot_into_axes(panels: _Panels, ax: Any, fs0: float, orientation: str,
+                    title: str | None, draw: dict[str, Any]) -> Figure:
+    """Draw each panel into its given Axes (the figure is not resized)."""
+    if hasattr(ax, "plot") and hasattr(ax, "figure"):
+        axes = [ax]
+    else:  # a list or a numpy array of Axes (plt.subplots)
+        import numpy as np
+
+        axes = list(np.asarray(ax, dtype=object).ravel())
+    if len(axes) != len(panels.selected):
+        raise PybsnsingValueError(
+            f"need {len(panels.selected)} axes for this model, got {len(axes)}")
+    fig = axes[0].figure
+    for a, (one, _), t in zip(axes, panels.selected, panels.titles, strict=True):
+        bbox = a.get_position()
+        fw, fh = fig.get_size_inches()
+        aw, ah = bbox.width * fw * 72.0, bbox.height * fh * 72.0
+        hz = orientation == "horizontal"
+        lay = _fit_one(one, t, fs0, hz, aw, ah, panels.digits, panels.max_depth,
+                       panels.compact, panels.legend)
+        _draw(a, lay, one, title=t, legend=panels.legend, digits=panels.digits,
+              top=_top_points(t, panels.legend, panels.digits, lay.fontsize),
+              panel_width=aw * lay.width / max(lay.width, 1.0), **draw)
+    if panels.multi_title:
+        fig.suptitle(_escape(title))
+    return fig
+
+
+def _plot_new_figure(panels: _Panels, lays: list[_Layout], size: tuple[float, float],
+                     title: str | None, to_file: bool, dpi: float,
+                     draw: dict[str, Any]) -> Figure:
+    """A new figure of ``size`` inches with the panels stacked, centred in it."""
+    width, height, heights = panels.extent(lays)
+    fs = lays[0].fontsize
+    if to_file:
+        from matplotlib.figure import Figure as _Figure
+
+        fig = _Figure(figsize=size, dpi=dpi)
+    else:
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=size, dpi=dpi)
+    # panels in points of the drawing; with a given figsize the drawing is centred in it
+    fw_pt, fh_pt = size[0] * 72.0, size[1] * 72.0
+    y_top = fh_pt - (fh_pt - height) / 2.0 - (2.2 * fs if panels.multi_title else 0.0)
+    x_left = (fw_pt - width) / 2.0
+    for k, (lay, (one, _), t, h) in enumerate(zip(lays, panels.selected, panels.titles,
+                                                  heights, strict=True)):
+        a = fig.add_axes((x_left / fw_pt, (y_top - h) / fh_pt, width / fw_pt, h / fh_pt))
+        y_top -= h
+        _draw(a, lay, one, title=t, legend=panels.legend, digits=panels.digits,
+              top=_top_points(t, panels.legend, panels.digits, fs, k == 0),
+              panel_width=width, explain=k == 0, **draw)
+    if panels.multi_title:
+        fig.text(0.5, 1.0 - (fh_pt - height) / 2.0 / fh_pt - 0.3 * fs / fh_pt, _escape(title),
+                 ha="center", va="top", fontsize=1.4 * fs, fontweight="bold")
+    return fig
 
 
 def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
@@ -502,15 +669,7 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
     from .._optional import require
 
     require("plot", "plot_tree (drawing a tree)")
-    if len(class_colors) != 2:
-        raise PybsnsingValueError(f"class_colors must have two colours, got {class_colors!r}")
-    if not isinstance(dpi, (int, float)) or not dpi > 0:
-        raise PybsnsingValueError(f"dpi must be positive, got {dpi!r}")
-    if not isinstance(fontsize, (int, float)) or not fontsize > 0:
-        raise PybsnsingValueError(f"fontsize must be positive, got {fontsize!r}")
-    if orientation not in ("auto", "vertical", "horizontal"):
-        raise PybsnsingValueError(
-            f"orientation must be 'auto', 'vertical' or 'horizontal', got {orientation!r}")
+    _check_plot_args(class_colors, dpi, fontsize, orientation)
     digits = _check_int(digits, "digits", 1)
     max_depth = _check_int(max_depth, "max_depth", 0)
     selected = select_trees(model, tree)
@@ -519,108 +678,17 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
         title = titles[0]
     if len(selected) == 1:
         titles = [title]
-    multi_title = len(selected) > 1 and bool(title)
-
-    def layouts(fs: float, hz: bool) -> list[_Layout]:
-        return [_layout(one, fs, digits, max_depth, compact, hz) for one, _ in selected]
-
-    def extent(lays: list[_Layout]) -> tuple[float, float, list[float]]:
-        """Figure width and height in points, and each panel's height."""
-        fs = lays[0].fontsize
-        widths = [lay.width + 2 * _MARGIN * fs for lay in lays]
-        if legend:
-            widths += [_legend_width([label_text(v) for v in one.ycode], digits, fs)
-                       + 2 * _MARGIN * fs for one, _ in selected]
-        heights = [_top_points(t, legend, digits, fs, k == 0) + lay.height + _MARGIN * fs
-                   for k, (lay, t) in enumerate(zip(lays, titles, strict=True))]
-        return max(widths), sum(heights) + (2.2 * fs if multi_title else 0.0), heights
-
-    def fitted(hz: bool, box_w: float, box_h: float | None, fs: float,
-               lo: float) -> list[_Layout]:
-        """Layouts at the largest font <= fs (>= lo) whose drawing fits box_w x box_h."""
-        lays = layouts(fs, hz)
-        for _ in range(5):
-            w, h, _ = extent(lays)
-            scale = box_w / w if box_h is None else min(box_w / w, box_h / h)
-            if scale >= 1.0 or fs <= lo:
-                break
-            fs = max(lo, fs * scale * 0.99)  # the drawing scales almost linearly
-            lays = layouts(fs, hz)
-        return lays
-
+    panels = _Panels(selected, titles, digits, max_depth, compact, legend,
+                     multi_title=len(selected) > 1 and bool(title))
+    draw = {"class_colors": class_colors, "rule_color": rule_color}
     fs0 = float(fontsize)
     if ax is not None:
-        if hasattr(ax, "plot") and hasattr(ax, "figure"):
-            axes = [ax]
-        else:  # a list or a numpy array of Axes (plt.subplots)
-            import numpy as np
-
-            axes = list(np.asarray(ax, dtype=object).ravel())
-        if len(axes) != len(selected):
-            raise PybsnsingValueError(
-                f"need {len(selected)} axes for this model, got {len(axes)}")
-        fig = axes[0].figure
-        for a, (one, _), t in zip(axes, selected, titles, strict=True):
-            bbox = a.get_position()
-            fw, fh = fig.get_size_inches()
-            aw, ah = bbox.width * fw * 72.0, bbox.height * fh * 72.0
-            hz = orientation == "horizontal"
-            lay = _fit_one(one, t, fs0, hz, aw, ah, digits, max_depth, compact, legend)
-            _draw(a, lay, one, class_colors=class_colors, rule_color=rule_color, title=t,
-                  legend=legend, digits=digits, top=_top_points(t, legend, digits, lay.fontsize),
-                  panel_width=aw * lay.width / max(lay.width, 1.0))
-        if multi_title:
-            fig.suptitle(_escape(title))
+        fig = _plot_into_axes(panels, ax, fs0, orientation, title, draw)
         if file is not None:
             fig.savefig(file, dpi=dpi)
         return fig
-
-    if figsize is not None:
-        fw, fh = (float(v) for v in figsize)
-        if not (fw > 0 and fh > 0):
-            raise PybsnsingValueError(f"figsize must be positive, got {figsize!r}")
-        hz = orientation == "horizontal"
-        if orientation == "auto":  # the orientation that allows the larger font
-            v = fitted(False, fw * 72.0, fh * 72.0, fs0, 1.0)
-            h_ = fitted(True, fw * 72.0, fh * 72.0, fs0, 1.0)
-            hz = h_[0].fontsize > v[0].fontsize * 1.05
-        lays = fitted(hz, fw * 72.0, fh * 72.0, fs0, 1.0)
-        size = (fw, fh)
-    else:
-        lays = None
-        if orientation in ("auto", "vertical"):
-            lays = fitted(False, max_width * 72.0, None, fs0, min(min_fontsize, fs0))
-            if orientation == "auto" and extent(lays)[0] > max_width * 72.0 * 1.001:
-                lays = None  # too wide even at the smallest font: turn the tree
-        if lays is None:
-            lays = fitted(True, max_width * 72.0, None, fs0, min(min_fontsize, fs0))
-        w, h, _ = extent(lays)
-        size = (w / 72.0, h / 72.0)
-    width, height, heights = extent(lays)
-    fs = lays[0].fontsize
-
-    if file is not None:
-        from matplotlib.figure import Figure as _Figure
-
-        fig = _Figure(figsize=size, dpi=dpi)
-    else:
-        import matplotlib.pyplot as plt
-
-        fig = plt.figure(figsize=size, dpi=dpi)
-    # panels in points of the drawing; with a given figsize the drawing is centred in it
-    fw_pt, fh_pt = size[0] * 72.0, size[1] * 72.0
-    y_top = fh_pt - (fh_pt - height) / 2.0 - (2.2 * fs if multi_title else 0.0)
-    x_left = (fw_pt - width) / 2.0
-    for k, (lay, (one, _), t, h) in enumerate(zip(lays, selected, titles, heights,
-                                                  strict=True)):
-        a = fig.add_axes((x_left / fw_pt, (y_top - h) / fh_pt, width / fw_pt, h / fh_pt))
-        y_top -= h
-        _draw(a, lay, one, class_colors=class_colors, rule_color=rule_color, title=t,
-              legend=legend, digits=digits, top=_top_points(t, legend, digits, fs, k == 0),
-              panel_width=width, explain=k == 0)
-    if multi_title:
-        fig.text(0.5, 1.0 - (fh_pt - height) / 2.0 / fh_pt - 0.3 * fs / fh_pt, _escape(title),
-                 ha="center", va="top", fontsize=1.4 * fs, fontweight="bold")
+    lays, size = panels.sized(figsize, orientation, fs0, max_width, min_fontsize)
+    fig = _plot_new_figure(panels, lays, size, title, file is not None, dpi, draw)
     if file is not None:
         fig.savefig(Path(file), dpi=dpi)
     return fig
