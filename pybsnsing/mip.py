@@ -294,39 +294,32 @@ def _check_choice(value: Any, choices: tuple[str, ...], name: str) -> None:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 
 
-def _build(B: np.ndarray, pos: np.ndarray, grp: np.ndarray, n1: int, n0: int, max_rules: int,
-           node_size: int, nsgc: bool, model: str, formulation: str,
-           node_size_mode: str) -> MipModel:
-    n = n1 + n0
-    colcount = B.sum(axis=0, dtype=np.int64)
-    keep = np.flatnonzero(colcount > 0)
-    Bk = np.ascontiguousarray(B[:, keep])
-    pk = len(keep)
-    P, p, q = _aggregate(Bk, pos)
+class _Cols:
+    """Accumulates blocks of columns (cost, bounds, integrality, names) in order."""
+
+    def __init__(self) -> None:
+        self.cost: list[np.ndarray] = []
+        self.lower: list[np.ndarray] = []
+        self.upper: list[np.ndarray] = []
+        self.integer: list[np.ndarray] = []
+        self.names: list[str] = []
+        self.count = 0
+
+    def add(self, c: Any, lo: Any, hi: Any, is_int: bool, names: list[str]) -> np.ndarray:
+        """Append ``len(c)`` columns; returns their indices."""
+        start = self.count
+        self.cost.append(np.asarray(c, dtype=np.float64))
+        self.lower.append(np.asarray(lo, dtype=np.float64))
+        self.upper.append(np.asarray(hi, dtype=np.float64))
+        self.integer.append(np.full(len(c), is_int, dtype=bool))
+        self.names += names
+        self.count += len(c)
+        return np.arange(start, self.count, dtype=np.int64)
+
+
+def _link_rows(rows: _Rows, P: np.ndarray, w: np.ndarray, z: np.ndarray) -> None:
+    """(4) z_r >= w_k where pattern r answers yes to question k; (5) z_r <= sum_k B_rk w_k."""
     u = P.shape[0]
-    names: list[str] = [f"w{k}" for k in keep] + [f"z{r}" for r in range(u)]
-
-    cost: list[np.ndarray] = []
-    lower: list[np.ndarray] = []
-    upper: list[np.ndarray] = []
-    integer: list[np.ndarray] = []
-
-    def add_cols(c: np.ndarray, lo: np.ndarray, hi: np.ndarray, is_int: bool) -> np.ndarray:
-        start = sum(a.shape[0] for a in cost)
-        cost.append(np.asarray(c, dtype=np.float64))
-        lower.append(np.asarray(lo, dtype=np.float64))
-        upper.append(np.asarray(hi, dtype=np.float64))
-        integer.append(np.full(len(c), is_int, dtype=bool))
-        return np.arange(start, start + len(c), dtype=np.int64)
-
-    # w: question chosen; a question covering more than n - node_size rows never fits
-    w_ub = np.where(colcount[keep] > n - node_size, 0.0, 1.0)
-    w = add_cols(np.zeros(pk), np.zeros(pk), w_ub, True)
-    # z: pattern on the TRUE side; cost of the linear part n1*FP + n0*FN - n0*n1
-    z = add_cols(n1 * q - n0 * p, np.zeros(u), np.ones(u), False)
-    rows = _Rows()
-
-    # (4) z_r >= w_k where the pattern answers yes; (5) z_r <= sum_k B_rk w_k
     rr, kk = np.nonzero(P)
     nnz = rr.shape[0]
     st = np.arange(0, 2 * nnz + 1, 2, dtype=np.int64)
@@ -343,97 +336,140 @@ def _build(B: np.ndarray, pos: np.ndarray, grp: np.ndarray, n1: int, n0: int, ma
         ks = kk[rptr[r]:rptr[r + 1]]
         rows.add(np.concatenate(([z[r]], w[ks])), np.concatenate(([1.0], -np.ones(len(ks)))),
                  -np.inf, 0.0)
+
+
+def _size_rows(rows: _Rows, cols: _Cols, w: np.ndarray, z: np.ndarray, kgrp: np.ndarray,
+               kcount: np.ndarray, size: np.ndarray, n: int, max_rules: int,
+               node_size: int, node_size_mode: str) -> None:
+    """Rule-size, group and node-size rows (``kgrp``/``kcount``: group and row count of each
+    kept question; ``size``: rows of each pattern)."""
+    pk, u = w.shape[0], z.shape[0]
     # (14) at most max_rules questions
     if pk:
         rows.add(w, np.ones(pk), -np.inf, float(max_rules))
     # groups: at most one question per group
-    for g in np.unique(grp[keep]):
-        members = np.flatnonzero(grp[keep] == g)
+    for g in np.unique(kgrp):
+        members = np.flatnonzero(kgrp == g)
         if members.shape[0] > 1:
             rows.add(w[members], np.ones(members.shape[0]), -np.inf, 1.0)
     # (15), (16) node_size rows on both sides
     if node_size > 0 and u:
-        rows.add(z, (p + q).astype(np.float64), float(node_size), float(n - node_size))
+        rows.add(z, size.astype(np.float64), float(node_size), float(n - node_size))
     if node_size_mode == "enum" and node_size > 0:
         # ENUM extends only rules whose TRUE side holds node_size rows, adding questions
         # of larger index: the lowest-index question of a rule must cover node_size rows
-        small = colcount[keep] < node_size
+        small = kcount < node_size
         for j in np.flatnonzero(small):
             if j == 0:
-                upper[0][0] = 0.0
+                cols.upper[0][0] = 0.0
                 continue
             rows.add(np.concatenate(([w[j]], w[:j])),
                      np.concatenate(([1.0], -np.ones(j))), -np.inf, 0.0)
 
-    offset = float(n0 * n1)
+
+def _gini_compact(rows: _Rows, cols: _Cols, z: np.ndarray, p: np.ndarray, q: np.ndarray,
+                  n1: int, n0: int) -> None:
+    """The product FP * FN of the Gini objective through the binary expansion of one
+    count (FP or FN, whichever takes fewer bits) and McCormick bounds."""
+    fp_max = int(q.sum())
+    # expand the count with fewer bits: FP (0..fp_max) or FN (0..n1)
+    if fp_max.bit_length() <= n1.bit_length():
+        T, cap = fp_max.bit_length(), n1
+    else:
+        T, cap = n1.bit_length(), n0
+    if not T:
+        return
+    pw = 2.0 ** np.arange(T)
+    b = cols.add(np.zeros(T), np.zeros(T), np.ones(T), True, [])
+    uu = cols.add(-2.0 * pw, np.zeros(T), np.full(T, float(cap)), False,
+                  [f"b{t}" for t in range(T)] + [f"u{t}" for t in range(T)])
+    if fp_max.bit_length() <= n1.bit_length():
+        # FP = sum 2^t b_t; u_t <= FN = n1 - sum p z; u_t <= n1 b_t
+        rows.add(np.concatenate((z, b)), np.concatenate((q, -pw)), 0.0, 0.0)
+        for t in range(T):
+            rows.add(np.concatenate(([uu[t]], z)), np.concatenate(([1.0], p)),
+                     -np.inf, float(n1))
+    else:
+        # FN = n1 - sum p z = sum 2^t b_t; u_t <= FP = sum q z; u_t <= n0 b_t
+        rows.add(np.concatenate((z, b)), np.concatenate((p, pw)), float(n1), float(n1))
+        for t in range(T):
+            rows.add(np.concatenate(([uu[t]], z)), np.concatenate(([1.0], -q)),
+                     -np.inf, 0.0)
+    for t in range(T):
+        rows.add([uu[t], b[t]], [1.0, -float(cap)], -np.inf, 0.0)
+
+
+def _gini_theta(rows: _Rows, cols: _Cols, z: np.ndarray, p: np.ndarray, q: np.ndarray,
+                n1: int) -> None:
+    """R's model: theta_ab <= 1 - z_a (a holds target rows), theta_ab <= z_b (b others)."""
+    ia = np.flatnonzero(p > 0)
+    ib = np.flatnonzero(q > 0)
+    A, Bb = np.meshgrid(ia, ib, indexing="ij")
+    A, Bb = A.ravel(), Bb.ravel()
+    npair = A.shape[0]
+    th = cols.add(-2.0 * (p[A] * q[Bb]), np.zeros(npair), np.ones(npair), False,
+                  [f"t{a}_{bb}" for a, bb in zip(A.tolist(), Bb.tolist(), strict=True)])
+    st = np.arange(0, 2 * npair + 1, 2, dtype=np.int64)
+    idx = np.empty(2 * npair, dtype=np.int64)
+    val = np.ones(2 * npair, dtype=np.float64)
+    idx[0::2] = th
+    idx[1::2] = z[A]
+    rows.add_block(st, idx.copy(), val.copy(), np.full(npair, -np.inf), np.ones(npair))
+    idx[1::2] = z[Bb]
+    val[1::2] = -1.0
+    rows.add_block(st, idx.copy(), val, np.full(npair, -np.inf), np.zeros(npair))
+    # target rows that answer no to every question are always false negatives: their
+    # theta with an other-class pattern b equals z_b, folded into z_b's cost
+    p_zero = n1 - int(p.sum())
+    cols.cost[1][:] -= 2.0 * p_zero * q
+
+
+def _no_same_gender_rows(rows: _Rows, cols: _Cols, z: np.ndarray, p: np.ndarray,
+                         q: np.ndarray, n1: int, n0: int) -> None:
+    """delta = 1: TP - FP >= 1 and TN - FN >= 1; delta = 0: FP - TP >= 1 and FN - TN >= 1."""
+    d = cols.add(np.zeros(1), np.zeros(1), np.ones(1), True, ["delta"])[0]
+    M = float(n1 + n0 + 2)
+    diff = (p - q).astype(np.float64)  # TP - FP = sum (p - q) z; TN - FN = n0 - n1 + it
+    zi = np.concatenate((z, [d]))
+    rows.add(zi, np.concatenate((diff, [-M])), 1.0 - M, np.inf)
+    rows.add(zi, np.concatenate((-diff, [M])), 1.0, np.inf)
+    rows.add(zi, np.concatenate((diff, [-M])), 1.0 - M - (n0 - n1), np.inf)
+    rows.add(zi, np.concatenate((-diff, [M])), 1.0 - (n1 - n0), np.inf)
+
+
+def _build(B: np.ndarray, pos: np.ndarray, grp: np.ndarray, n1: int, n0: int, max_rules: int,
+           node_size: int, nsgc: bool, model: str, formulation: str,
+           node_size_mode: str) -> MipModel:
+    n = n1 + n0
+    colcount = B.sum(axis=0, dtype=np.int64)
+    keep = np.flatnonzero(colcount > 0)
+    Bk = np.ascontiguousarray(B[:, keep])
+    pk = len(keep)
+    P, p, q = _aggregate(Bk, pos)
+    u = P.shape[0]
+    cols = _Cols()
+    # w: question chosen; a question covering more than n - node_size rows never fits
+    w_ub = np.where(colcount[keep] > n - node_size, 0.0, 1.0)
+    w = cols.add(np.zeros(pk), np.zeros(pk), w_ub, True, [f"w{k}" for k in keep])
+    # z: pattern on the TRUE side; cost of the linear part n1*FP + n0*FN - n0*n1
+    z = cols.add(n1 * q - n0 * p, np.zeros(u), np.ones(u), False, [f"z{r}" for r in range(u)])
+    rows = _Rows()
+    _link_rows(rows, P, w, z)
+    _size_rows(rows, cols, w, z, grp[keep], colcount[keep], p + q, n, max_rules, node_size,
+               node_size_mode)
     if model == "gini" and formulation == "compact" and u:
-        fp_max = int(q.sum())
-        # expand the count with fewer bits: FP (0..fp_max) or FN (0..n1)
-        if fp_max.bit_length() <= n1.bit_length():
-            T, cap = fp_max.bit_length(), n1
-        else:
-            T, cap = n1.bit_length(), n0
-        if T:
-            pw = 2.0 ** np.arange(T)
-            b = add_cols(np.zeros(T), np.zeros(T), np.ones(T), True)
-            uu = add_cols(-2.0 * pw, np.zeros(T), np.full(T, float(cap)), False)
-            names += [f"b{t}" for t in range(T)] + [f"u{t}" for t in range(T)]
-            if fp_max.bit_length() <= n1.bit_length():
-                # FP = sum 2^t b_t; u_t <= FN = n1 - sum p z; u_t <= n1 b_t
-                rows.add(np.concatenate((z, b)), np.concatenate((q, -pw)), 0.0, 0.0)
-                for t in range(T):
-                    rows.add(np.concatenate(([uu[t]], z)), np.concatenate(([1.0], p)),
-                             -np.inf, float(n1))
-            else:
-                # FN = n1 - sum p z = sum 2^t b_t; u_t <= FP = sum q z; u_t <= n0 b_t
-                rows.add(np.concatenate((z, b)), np.concatenate((p, pw)), float(n1), float(n1))
-                for t in range(T):
-                    rows.add(np.concatenate(([uu[t]], z)), np.concatenate(([1.0], -q)),
-                             -np.inf, 0.0)
-            for t in range(T):
-                rows.add([uu[t], b[t]], [1.0, -float(cap)], -np.inf, 0.0)
+        _gini_compact(rows, cols, z, p, q, n1, n0)
     elif model == "gini" and formulation == "theta" and u:
-        # R's model: theta_ab <= 1 - z_a (a holds target rows), theta_ab <= z_b (b others)
-        ia = np.flatnonzero(p > 0)
-        ib = np.flatnonzero(q > 0)
-        A, Bb = np.meshgrid(ia, ib, indexing="ij")
-        A, Bb = A.ravel(), Bb.ravel()
-        npair = A.shape[0]
-        th = add_cols(-2.0 * (p[A] * q[Bb]), np.zeros(npair), np.ones(npair), False)
-        names += [f"t{a}_{bb}" for a, bb in zip(A.tolist(), Bb.tolist(), strict=True)]
-        st = np.arange(0, 2 * npair + 1, 2, dtype=np.int64)
-        idx = np.empty(2 * npair, dtype=np.int64)
-        val = np.ones(2 * npair, dtype=np.float64)
-        idx[0::2] = th
-        idx[1::2] = z[A]
-        rows.add_block(st, idx.copy(), val.copy(), np.full(npair, -np.inf), np.ones(npair))
-        idx[1::2] = z[Bb]
-        val[1::2] = -1.0
-        rows.add_block(st, idx.copy(), val, np.full(npair, -np.inf), np.zeros(npair))
-        # target rows that answer no to every question are always false negatives: their
-        # theta with an other-class pattern b equals z_b, folded into z_b's cost
-        p_zero = n1 - int(p.sum())
-        cost[1][:] -= 2.0 * p_zero * q
-
+        _gini_theta(rows, cols, z, p, q, n1)
     if nsgc:
-        # delta = 1: TP - FP >= 1 and TN - FN >= 1; delta = 0: FP - TP >= 1 and FN - TN >= 1
-        d = add_cols(np.zeros(1), np.zeros(1), np.ones(1), True)[0]
-        names.append("delta")
-        M = float(n + 2)
-        diff = (p - q).astype(np.float64)  # TP - FP = sum (p - q) z; TN - FN = n0 - n1 + it
-        zi = np.concatenate((z, [d]))
-        rows.add(zi, np.concatenate((diff, [-M])), 1.0 - M, np.inf)
-        rows.add(zi, np.concatenate((-diff, [M])), 1.0, np.inf)
-        rows.add(zi, np.concatenate((diff, [-M])), 1.0 - M - (n0 - n1), np.inf)
-        rows.add(zi, np.concatenate((-diff, [M])), 1.0 - (n1 - n0), np.inf)
-
+        _no_same_gender_rows(rows, cols, z, p, q, n1, n0)
     starts, idx, val, rlo, rhi = rows.csr()
     return MipModel(
-        cost=np.concatenate(cost), col_lower=np.concatenate(lower),
-        col_upper=np.concatenate(upper), integer=np.concatenate(integer), offset=offset,
-        row_lower=rlo, row_upper=rhi, starts=starts, index=idx, value=val, w=w,
-        keep=keep.astype(np.int64), cutoff=int(math.ceil(n0 * n1 / 2)) - 1, n1=n1, n0=n0,
-        kind=(formulation, model), names=names)
+        cost=np.concatenate(cols.cost), col_lower=np.concatenate(cols.lower),
+        col_upper=np.concatenate(cols.upper), integer=np.concatenate(cols.integer),
+        offset=float(n0 * n1), row_lower=rlo, row_upper=rhi, starts=starts, index=idx,
+        value=val, w=w, keep=keep.astype(np.int64), cutoff=int(math.ceil(n0 * n1 / 2)) - 1,
+        n1=n1, n0=n0, kind=(formulation, model), names=cols.names)
 
 
 # ---------------------------------------------------------------------------------------
