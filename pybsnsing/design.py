@@ -51,7 +51,14 @@ from .errors import (
     PybsnsingTypeError,
     PybsnsingValueError,
 )
-from .formula import Term, evaluate_expr, parse_expr, parse_formula, term_label_is_plain
+from .formula import (
+    ParsedFormula,
+    Term,
+    evaluate_expr,
+    parse_expr,
+    parse_formula,
+    term_label_is_plain,
+)
 from .rcollate import r_sort
 from .rcontrasts import contr_poly
 from .rnames import quote_name
@@ -478,25 +485,9 @@ def _rule_labels(raw: list[str], calls: list[bool]) -> tuple[list[str], list[str
     return labels, out
 
 
-def build_design(formula: str, data: pd.DataFrame,
-                 collation: str = "r") -> tuple[Design, pd.Series]:
-    """Build the R-compatible design matrix of ``formula`` on ``data``.
-
-    ``collation`` orders the levels of string columns: ``"r"`` (R's ``sort()``,
-    ICU collation, the default) or ``"codepoint"`` (R in the C locale).
-
-    Returns the :class:`Design` and the response column (rows with a missing
-    response are dropped with a warning; ``Design.X`` has the remaining rows).
-
-    Raises (all :class:`~pybsnsing.errors.PybsnsingError`):
-        PybsnsingTypeError: ``data`` is not a pandas DataFrame.
-        DataError: column names that are not strings, duplicated or MultiIndex; a
-            column type pybsnsing cannot use (complex, dates, mixed objects).
-        FormulaError: a formula that cannot be parsed or uses an unsupported term.
-        PybsnsingKeyError: the formula names a column that is not in ``data``.
-        PybsnsingValueError: empty data, a single-level factor, infinite values,
-            or an all-missing column.
-    """
+def _parsed_formula(formula: str, data: pd.DataFrame, collation: str) -> ParsedFormula:
+    """The parsed formula, after checking ``data``, ``collation`` and the columns the
+    formula uses."""
     check_frame(data)
     if collation not in ("r", "codepoint"):
         raise PybsnsingValueError(f"collation must be 'r' or 'codepoint', got {collation!r}")
@@ -516,28 +507,43 @@ def build_design(formula: str, data: pd.DataFrame,
     _check_used_columns(data, [response_name, *parsed.variables])
     if data.shape[0] == 0:
         raise PybsnsingValueError("data has no rows")
+    return parsed
+
+
+def _with_response(data: pd.DataFrame, response_name: str
+                   ) -> tuple[pd.DataFrame, pd.Series]:
+    """``data`` and its response column without the rows whose response is missing
+    (dropped with a warning, attributed to the caller of :func:`build_design`)."""
     y = data[response_name]
     keep = ~_missing_mask(y)
     if not keep.all():
         warnings.warn(
             f"{int((~keep).sum())} rows with a missing response were dropped",
             DesignWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
         data = data.loc[keep]
         y = y.loc[keep]
     if data.shape[0] == 0:
         raise PybsnsingValueError("data has no rows with a non-missing response")
-    if not parsed.terms:
-        raise FormulaError(f"formula {formula!r} has no predictors")
+    return data, y
 
-    raw: list[str] = []
-    calls: list[bool] = []
-    cols: list[np.ndarray] = []
-    terms: list[tuple] = []
-    variables: list[str] = []
-    levels: dict[str, list] = {}
-    transforms: list[list[str]] = []
+
+@dataclass
+class _TermColumns:
+    """The design columns of the formula's terms, before naming and imputation."""
+
+    raw: list[str] = field(default_factory=list)  # R's column names, before make.unique
+    calls: list[bool] = field(default_factory=list)  # column of a transformed term
+    cols: list[np.ndarray] = field(default_factory=list)
+    terms: list[tuple] = field(default_factory=list)
+    variables: list[str] = field(default_factory=list)
+    levels: dict[str, list] = field(default_factory=dict)
+    transforms: list[list[str]] = field(default_factory=list)
+
+
+def _term_columns(parsed: ParsedFormula, data: pd.DataFrame, collation: str) -> _TermColumns:
+    out = _TermColumns()
     full_done = parsed.intercept
     for term in parsed.terms:
         if term.is_variable:
@@ -545,18 +551,22 @@ def build_design(formula: str, data: pd.DataFrame,
             full = False
             if not full_done and column_class(data[var], var) != "numeric":
                 full = full_done = True
-            n, c, t = _variable_columns(var, data[var], levels, collation, full)
-            calls.extend([False] * len(n))
+            n, c, t = _variable_columns(var, data[var], out.levels, collation, full)
+            out.calls.extend([False] * len(n))
         else:
-            n, c, t = _transform_term(term, data, transforms)
-            calls.append(True)
+            n, c, t = _transform_term(term, data, out.transforms)
+            out.calls.append(True)
         for v in term.variables():
-            if v not in variables:
-                variables.append(v)
-        raw.extend(n)
-        cols.extend(c)
-        terms.extend(t)
+            if v not in out.variables:
+                out.variables.append(v)
+        out.raw.extend(n)
+        out.cols.extend(c)
+        out.terms.extend(t)
+    return out
 
+
+def _unique_names(raw: list[str], calls: list[bool]) -> list[str]:
+    """The rule labels of the design columns; a warning names the renamed duplicates."""
     before, names = _rule_labels(raw, calls)
     renamed = [f"{old} -> {new}" for old, new in zip(before, names, strict=True) if old != new]
     if renamed:
@@ -564,10 +574,14 @@ def build_design(formula: str, data: pd.DataFrame,
             "duplicate design column names were made unique as R's make.unique does: "
             + ", ".join(renamed),
             DesignWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    X = np.column_stack(cols) if cols else np.empty((len(data), 0))
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    return names
+
+
+def _impute_medians(X: np.ndarray, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Replace the missing values of ``X`` (in place) by their column's median; returns the
+    medians (NaN where nothing was missing) and the mask of the missing values."""
     if np.isinf(X).any():
         where = [names[j] for j in np.nonzero(np.isinf(X).any(axis=0))[0]]
         raise PybsnsingValueError(f"infinite values in predictor columns: {where}")
@@ -581,15 +595,46 @@ def build_design(formula: str, data: pd.DataFrame,
         for j in np.nonzero(missing_x.any(axis=0))[0]:
             medians[j] = float(np.median(X[~missing_x[:, j], j]))
             X[missing_x[:, j], j] = medians[j]
+    return medians, missing_x
+
+
+def build_design(formula: str, data: pd.DataFrame,
+                 collation: str = "r") -> tuple[Design, pd.Series]:
+    """Build the R-compatible design matrix of ``formula`` on ``data``.
+
+    ``collation`` orders the levels of string columns: ``"r"`` (R's ``sort()``,
+    ICU collation, the default) or ``"codepoint"`` (R in the C locale).
+
+    Returns the :class:`Design` and the response column (rows with a missing
+    response are dropped with a warning; ``Design.X`` has the remaining rows).
+
+    Raises (all :class:`~pybsnsing.errors.PybsnsingError`):
+        PybsnsingTypeError: ``data`` is not a pandas DataFrame.
+        DataError: column names that are not strings, duplicated or MultiIndex; a
+            column type pybsnsing cannot use (complex, dates, mixed objects).
+        FormulaError: a formula that cannot be parsed or uses an unsupported term.
+        PybsnsingKeyError: the formula names a column that is not in ``data``.
+        PybsnsingValueError: empty data, a single-level factor, infinite values,
+            or an all-missing column.
+    """
+    parsed = _parsed_formula(formula, data, collation)
+    data, y = _with_response(data, parsed.response)
+    if not parsed.terms:
+        raise FormulaError(f"formula {formula!r} has no predictors")
+    tc = _term_columns(parsed, data, collation)
+    names = _unique_names(tc.raw, tc.calls)
+    X = np.column_stack(tc.cols) if tc.cols else np.empty((len(data), 0))
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    medians, missing_x = _impute_medians(X, names)
     design = Design(
         X=X,
         names=names,
         medians=medians,
-        terms=terms,
-        variables=variables,
-        response_name=response_name,
-        factor_levels=levels,
-        transforms=transforms,
+        terms=tc.terms,
+        variables=tc.variables,
+        response_name=parsed.response,
+        factor_levels=tc.levels,
+        transforms=tc.transforms,
         imputed=missing_x if missing_x.any() else None,
     )
     return design, y
