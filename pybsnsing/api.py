@@ -34,10 +34,12 @@ def _call_text(formula: str, control: BsControl, given: dict[str, Any]) -> str:
 
 def fit_binary(design: Design, y01: np.ndarray, ycode: list, control: BsControl,
                call: str, formula: str | None, progress=None,
-               max_depth: int | None = None) -> BsnsingModel:
-    """Grow one two-class tree on a prepared design matrix (y coded 0/1)."""
+               max_depth: int | None = None,
+               sample_weight: np.ndarray | None = None) -> BsnsingModel:
+    """Grow one two-class tree on a prepared design matrix (y coded 0/1; optional row
+    weights, :mod:`pybsnsing.weighted`)."""
     nodes, node_size = grow_tree(design.X, design.names, y01, control, progress=progress,
-                                 max_depth=max_depth)
+                                 max_depth=max_depth, sample_weight=sample_weight)
     model = BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=control,
                          node_size=node_size, design=design, call=call, formula=formula)
     model.max_depth = max_depth
@@ -60,6 +62,7 @@ def check_max_depth(max_depth: Any) -> int | None:
 
 def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None = None,
             progress: bool = False, collation: str = "r", max_depth: int | None = None,
+            sample_weight: Any = None, class_weight: Any = None,
             **control_kwargs: Any) -> BsnsingModel | MBsnsingModel:
     """Fit a bsnsing tree (R bsnsing 1.0.1's ``bsnsing(formula, data, ...)``).
 
@@ -91,6 +94,14 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
         max_depth: the deepest a leaf may be (root = 0); None (default): no limit,
             R bsnsing's growth. pybsnsing goes beyond R bsnsing here; see also
             ``model.prune(cp)`` (cost-complexity pruning).
+        sample_weight: non-negative weight of each row of ``data`` (None: R bsnsing's
+            unweighted tree). The search objective, binarization counts, stopping rules
+            and the nodes' class, probability and share use weighted counts; whole-number
+            weights give the tree of the data with rows repeated. See
+            :mod:`pybsnsing.weighted` (limits: ENUM solver only; rpart's questions with
+            fractional weights).
+        class_weight: ``"balanced"`` (scikit-learn's ``n / (K * count)``) or a dict
+            ``{class label: weight}`` multiplying ``sample_weight``; None: 1.
         **control_kwargs: control parameters by Python or R name, e.g.
             ``max_rules=3`` or ``**{"import.external": False}``.
 
@@ -115,20 +126,35 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
     design, y = build_design(formula, data, collation=collation)
     response = code_response(y, collation=collation)
     call = _call_text(formula, ctrl, control_kwargs)
+    weights = None
+    if sample_weight is not None or class_weight is not None:
+        from .weighted import check_sample_weight, resolve_weights
+
+        sw = check_sample_weight(sample_weight, data.shape[0])
+        if sw is not None and sw.shape[0] != y.shape[0]:  # rows with a missing response
+            sw = sw[~np.asarray(pd.isna(data[design.response_name]), dtype=bool)]
+        weights = resolve_weights(response.labels, response.levels, response.codes, sw,
+                                  class_weight)
     if response.n_classes == 2:
         with fit_progress(progress, 1) as bar:
             return fit_binary(design, response.codes, list(response.levels), ctrl, call,
-                              formula, progress=bar, max_depth=max_depth)
+                              formula, progress=bar, max_depth=max_depth,
+                              sample_weight=weights)
     trees = []
     levels = response.levels
     with fit_progress(progress, len(levels)) as bar:
         for k in range(len(levels)):
             y01 = (response.codes == k).astype(np.int64)
             trees.append(fit_binary(design, y01, ["all.other", levels[k]], ctrl, call,
-                                    formula, progress=bar, max_depth=max_depth))
+                                    formula, progress=bar, max_depth=max_depth,
+                                    sample_weight=weights))
             if bar is not None:
                 bar.tree_done()
     prior, changed = class_priors(response)
+    if weights is not None:  # with weights: each class's share of the total weight
+        prior = np.bincount(response.codes, weights=weights,
+                            minlength=len(levels)) / float(weights.sum())
+        changed = []
     if changed:
         warnings.warn(
             "class priors computed as R bsnsing 1.0.1 computes them for a numeric response "

@@ -120,9 +120,14 @@ class BsnsingSummary:
             indent = " " * (6 * depth)
             share = max(nd.n1, nd.n0) / nd.nobs
             star = "*" if nd.is_leaf else ""
+            weighted = ""
+            if nd.w1 is not None and nd.w0 is not None:  # case weights: weighted share
+                wn = nd.w1 + nd.w0
+                share = max(nd.w1, nd.w0) / wn if wn > 0 else 0.0
+                weighted = f", w1 {nd.w1:.6g}, w0 {nd.w0:.6g}"
             lines.append(
                 f"{indent}{star}Node {nd.number}: class = {nd.node_class} w/ prob "
-                f"{share:.4f}, prop {nd.prop:.4f}, n1 {nd.n1}, n0 {nd.n0}"
+                f"{share:.4f}, prop {nd.prop:.4f}, n1 {nd.n1}, n0 {nd.n0}{weighted}"
             )
             if not nd.is_leaf:
                 lines.append(f"{indent}Split by ({nd.split_rule})")

@@ -165,9 +165,15 @@ def numeric_cuts(
 
 
 def _cuts_sorted(
-    ox: np.ndarray, oy: np.ndarray, target: int, segs: int, node_size: float
+    ox: np.ndarray, oy: np.ndarray, target: int, segs: int, node_size: float,
+    ow: np.ndarray | None = None,
 ) -> NumericCuts:
-    """:func:`numeric_cuts` on validated, stably sorted data (``ox`` ascending)."""
+    """:func:`numeric_cuts` on validated, stably sorted data (``ox`` ascending).
+
+    ``ow``: the rows' weights in the same order (None: every row counts 1); the counts of
+    the perfect-separation test and of the thinning are then sums of weights, as for the
+    data with each row repeated ``w`` times.
+    """
     n = ox.shape[0]
     is1 = oy == 1
     i1 = int(np.argmax(is1))
@@ -177,8 +183,13 @@ def _cuts_sorted(
     min1, max1 = float(ox[i1]), float(ox[j1])
     min0, max0 = float(ox[i0]), float(ox[j0])
     if (min0 < min1 and max0 < min1) or (min1 < min0 and max1 < min0):
-        n1 = int(np.count_nonzero(is1))
-        if min(n1, n - n1) < node_size:
+        if ow is None:
+            n1 = int(np.count_nonzero(is1))
+            small = min(n1, n - n1)
+        else:
+            w1 = float(ow[is1].sum())
+            small = min(w1, float(ow.sum()) - w1)
+        if small < node_size:
             return NumericCuts("empty", _EMPTY, _EMPTY)
         if min0 < min1 and max0 < min1:
             return NumericCuts("perfect", _EMPTY, _EMPTY, ">=", (max0 + min1) / 2)
@@ -205,9 +216,9 @@ def _cuts_sorted(
     lt = (xx[lt_idx + 1] + xx[lt_idx]) / 2
 
     if gt.shape[0] > segs:
-        gt = _thin(ox, gt, gt_idx + start, segs, greater=True)
+        gt = _thin(ox, gt, gt_idx + start, segs, greater=True, ow=ow)
     if lt.shape[0] > segs:
-        lt = _thin(ox, lt, lt_idx + start, segs, greater=False)
+        lt = _thin(ox, lt, lt_idx + start, segs, greater=False, ow=ow)
     if gt.shape[0] + lt.shape[0] == 0:
         return NumericCuts("empty", _EMPTY, _EMPTY)
     return NumericCuts("cuts", gt, lt)
@@ -233,15 +244,26 @@ def _counts(ox: np.ndarray, cuts: np.ndarray, pos: np.ndarray) -> tuple[np.ndarr
 
 
 def _thin(
-    ox: np.ndarray, cuts: np.ndarray, pos: np.ndarray, segs: int, *, greater: bool
+    ox: np.ndarray, cuts: np.ndarray, pos: np.ndarray, segs: int, *, greater: bool,
+    ow: np.ndarray | None = None,
 ) -> np.ndarray:
     """R's thinning of an ascending cut list (docs/r-quirks.md, *Questions at a node*: thinning).
 
     ``pos[i]`` is the index in ``ox`` of the lower of the two values whose
-    midpoint is ``cuts[i]``.
+    midpoint is ``cuts[i]``.  ``ow``: row weights in ``ox``'s order (None: counts).
     """
     n = ox.shape[0]
     cnt_lt, cnt_le = _counts(ox, cuts, pos)
+    if ow is not None:
+        from .kernels.weighted import wthin_gt, wthin_lt
+
+        wcum = np.concatenate(([0.0], np.cumsum(ow, dtype=np.float64)))
+        wlt, wle, wn = wcum[cnt_lt], wcum[cnt_le], float(wcum[-1])
+        if greater:
+            keep = wthin_gt(wlt, wle, float(np.rint(wlt[-1] / segs)))
+        else:
+            keep = wthin_lt(wlt, wle, wn, float(np.rint((wn - wle[0]) / segs)))
+        return cuts[np.isin(cuts, cuts[keep])]
     from .kernels.binarize import thin_gt_kernel, thin_lt_kernel  # numba: loaded on first use
 
     if greater:
@@ -473,6 +495,11 @@ class QuestionSet:
         """:meth:`QuestionSource.dense_node`."""
         return self.dense(node.local, node.rows.shape[0])
 
+    @property
+    def ranges(self) -> _Ranges | None:
+        """The answer ranges (see ``_Ranges``: ordm, base, rptr, rlo, rhi, proc), or None."""
+        return self._ranges
+
     def _require_ranges(self) -> _Ranges:
         if self._ranges is None:
             raise PybsnsingValueError("this QuestionSet carries no answer ranges")
@@ -562,6 +589,7 @@ def _factor_block(
     starts: np.ndarray,
     bin_size: int,
     levels: list[str] | None,
+    ow: np.ndarray | None = None,
 ) -> _Block:
     """R 1.0.1's ``binarize.factor`` for one factor-like numeric or true factor column.
 
@@ -577,6 +605,9 @@ def _factor_block(
     values = ox[starts]  # sorted distinct values (or codes)
     ends = np.r_[starts[1:], n]
     counts = ends - starts
+    if ow is not None:  # weighted: a value's count is the weight of its rows
+        wcum = np.concatenate(([0.0], np.cumsum(ow, dtype=np.float64)))
+        counts = wcum[ends] - wcum[starts]
     first_row = ordj[starts]  # stable sort: first row of each run = first appearance
     appear = np.argsort(first_row, kind="stable")
     if levels is None:
@@ -654,6 +685,7 @@ def question_set_from_orders(
     node_size: float,
     factor_levels: dict[int, list[str]] | None = None,
     keep_perfect: bool = False,
+    weights: np.ndarray | None = None,
 ) -> QuestionSet:
     """The questions of a node from the stable sorted orders of its columns (the core of
     :func:`node_questions`, used directly by the tree grower).
@@ -672,6 +704,9 @@ def question_set_from_orders(
             :func:`node_questions`.
         factor_levels: ``{column: level labels}`` of the true factor columns (values
             are level codes).
+        weights: row weights by row id (float64; None: every row counts 1). The counts
+            of binarization (perfect separation against ``node_size``, the thinning of
+            cuts, small factor values against ``bin_size``) are then sums of weights.
 
     Returns:
         a :class:`QuestionSet` with answer ranges (``B`` is n x 0; see
@@ -683,6 +718,7 @@ def question_set_from_orders(
     for j in range(p):
         ordj = ordm[j]
         ox = X[:, j].take(ordj)
+        ow = None if weights is None else weights.take(ordj)
         name = names[j]
         if j in fcols:
             levels = fcols[j]
@@ -702,7 +738,7 @@ def question_set_from_orders(
                     np.arange(2, dtype=_I64), {}))
                 continue
             _check_nseg_factor(name, starts.shape[0], nseg_factor)
-            sec[1].append(_factor_block(j, name, ordj, ox, starts, bin_size, levels))
+            sec[1].append(_factor_block(j, name, ordj, ox, starts, bin_size, levels, ow))
             continue
         lo_v, hi_v = ox[0], ox[-1]
         if (lo_v == 0.0 or lo_v == 1.0) and (hi_v == 0.0 or hi_v == 1.0):
@@ -713,7 +749,7 @@ def question_set_from_orders(
                 sec[2].append(_single_block(j, [BIN0, BIN1], [0.0, 1.0], [0, k0], [k0, n]))
                 continue
         oy = y.take(ordj)
-        res = _cuts_sorted(ox, oy, target, segments, node_size)
+        res = _cuts_sorted(ox, oy, target, segments, node_size, ow)
         if res.kind == "cuts":
             sec[0].append(_ineq_block(j, ox, res.gt, res.lt))
         elif res.kind == "perfect" and keep_perfect:
@@ -726,7 +762,8 @@ def question_set_from_orders(
         nuniq = 1 + int(np.count_nonzero(ox[1:] != ox[:-1])) if n else 0
         if nuniq <= num2factor:
             _check_nseg_factor(name, nuniq, nseg_factor)
-            sec[1].append(_factor_block(j, name, ordj, ox, _run_starts(ox), bin_size, None))
+            sec[1].append(_factor_block(j, name, ordj, ox, _run_starts(ox), bin_size, None,
+                                        ow))
     return _assemble([b for s in sec for b in s], ordm, names)
 
 

@@ -78,7 +78,7 @@ from .control import BsControl  # noqa: E402
 __all__ = ["BsnsingClassifier", "MissingValuesWarning"]
 
 #: parameters that are not R's control parameters: the size of the tree (pybsnsing only)
-_TREE_SIZE_PARAMS = ("max_depth", "ccp_alpha")
+_TREE_SIZE_PARAMS = ("max_depth", "ccp_alpha", "class_weight")
 
 #: check_array's keyword for finiteness: renamed in scikit-learn 1.6, the old name removed in 1.8.
 _FINITE_KW = ("ensure_all_finite"
@@ -169,6 +169,9 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
             minimising ``errors / n + ccp_alpha * leaves`` (:mod:`pybsnsing.prune`;
             ``model_.prune(cp)`` with ``cp = ccp_alpha * n / root errors``). 0: no
             pruning. GridSearchCV can select it.
+        class_weight: None, ``"balanced"`` (``n / (n_classes * count)``) or a dict
+            ``{class label: weight}``; multiplies ``fit``'s ``sample_weight`` (see
+            :mod:`pybsnsing.weighted`).
 
     Attributes:
         model_: the fitted :class:`~pybsnsing.BsnsingModel` (two classes) or
@@ -202,6 +205,7 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
         keep_perfect_separation: bool = False,
         max_depth: int | None = None,
         ccp_alpha: float = 0.0,
+        class_weight: dict | str | None = None,
     ) -> None:
         self.bin_size = bin_size
         self.nseg_numeric = nseg_numeric
@@ -222,6 +226,7 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
         self.keep_perfect_separation = keep_perfect_separation
         self.max_depth = max_depth
         self.ccp_alpha = ccp_alpha
+        self.class_weight = class_weight
 
     # ------------------------------------------------------------------ tags
     def __sklearn_tags__(self):  # scikit-learn >= 1.6
@@ -289,12 +294,14 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
         return frame, yv
 
     # ------------------------------------------------------------------- API
-    def fit(self, X: Any, y: Any) -> BsnsingClassifier:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BsnsingClassifier:
         """Fit a bsnsing tree (one per class for three or more classes).
 
         Args:
             X: array-like or DataFrame, n_samples x n_features; missing values allowed.
             y: class labels, n_samples.
+            sample_weight: non-negative weight of each sample (None: unweighted, R
+                bsnsing's tree); see :mod:`pybsnsing.weighted`.
 
         Returns:
             self.
@@ -316,7 +323,8 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
         frame[response] = pd.Categorical.from_codes(np.asarray(codes).ravel(),
                                                     categories=pd.Index(classes, dtype=object))
         self.model_ = bsnsing(f"{response} ~ .", frame, control=control,
-                              max_depth=self.max_depth)
+                              max_depth=self.max_depth, sample_weight=sample_weight,
+                              class_weight=self.class_weight)
         if self.ccp_alpha != 0:
             from .prune import prune_alpha
 

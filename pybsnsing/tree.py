@@ -74,6 +74,9 @@ class Node:
         split_rule: the rule text (``""`` for a leaf).
         split_target: the class the rule was searched for (= node_class).
         depth: root = 0.
+        w1, w0: with case weights (:mod:`pybsnsing.weighted`), the weights of the node's
+            rows of code 1 and code 0 (None without weights). ``nobs``, ``n1``, ``n0``
+            stay row counts; ``node_class``, ``prob`` and ``prop`` are then weighted.
     """
 
     number: int
@@ -90,6 +93,8 @@ class Node:
     split_rule: str
     split_target: int
     depth: int = 0
+    w1: float | None = None
+    w0: float | None = None
 
     @property
     def is_leaf(self) -> bool:
@@ -112,6 +117,9 @@ class Node:
             "split_target": self.split_target,
             "depth": self.depth,
         }
+        if self.w1 is not None:
+            d["w1"] = self.w1
+            d["w0"] = self.w0
         if include_obs:
             d["obs"] = self.obs.tolist()
         return d
@@ -134,6 +142,8 @@ class Node:
             split_rule=str(d["split_rule"]),
             split_target=int(d["split_target"]),
             depth=int(d.get("depth", 0)),
+            w1=None if d.get("w1") is None else float(d["w1"]),
+            w0=None if d.get("w0") is None else float(d["w0"]),
         )
 
 
@@ -356,15 +366,23 @@ def find_rule(X: np.ndarray, names: list[str], y: np.ndarray, target: int,
 
 
 def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
-              progress=None, max_depth: int | None = None) -> tuple[list[Node], int]:
+              progress=None, max_depth: int | None = None,
+              sample_weight: np.ndarray | None = None) -> tuple[list[Node], int]:
     """Grow a bsnsing tree on the design matrix ``X`` with 0/1 response ``y``.
 
     ``max_depth`` (None: R bsnsing's growth, no limit): nodes at that depth stay
     leaves. As a node's split depends only on its own rows, the tree is the full
     tree with the nodes below ``max_depth`` removed (numbers in the same order).
+    ``sample_weight``: non-negative row weights (None: R bsnsing's unweighted
+    growth); grown by :func:`pybsnsing.weighted.grow_weighted_tree`.
 
     Returns the nodes in number order and the node size used.
     """
+    if sample_weight is not None:
+        from .weighted import grow_weighted_tree
+
+        return grow_weighted_tree(X, names, y, control, sample_weight, progress=progress,
+                                  max_depth=max_depth)
     n_train = X.shape[0]
     y = np.asarray(y, dtype=np.int64)
     node_size = effective_node_size(control, n_train)

@@ -49,12 +49,12 @@ def test_parameters_are_the_control_parameters():
     params = BsnsingClassifier().get_params()
     fields = {f.name: f.default for f in dataclasses.fields(BsControl)
               if not f.name.startswith("_")}
-    # and the tree size (pybsnsing only): max_depth, ccp_alpha
-    assert params == fields | {"max_depth": None, "ccp_alpha": 0.0}
+    # and the tree size (pybsnsing only): max_depth, ccp_alpha; and class_weight
+    assert params == fields | {"max_depth": None, "ccp_alpha": 0.0, "class_weight": None}
     sig = inspect.signature(BsnsingClassifier.__init__)
     assert [p for p in sig.parameters if p != "self"] == [
         f.name for f in dataclasses.fields(BsControl) if not f.name.startswith("_")] + [
-        "max_depth", "ccp_alpha"]
+        "max_depth", "ccp_alpha", "class_weight"]
     clf = BsnsingClassifier(max_rules=3, import_external=False)
     assert clf.control() == BsControl(max_rules=3, import_external=False)
 

@@ -1,0 +1,360 @@
+"""Numba kernels of the WEIGHTED ENUM split search and weighted binarization.
+
+The unweighted search (:mod:`pybsnsing.kernels.enum`) counts rows with popcounts on
+bit-packed columns; here every row carries a non-negative weight, and every count of the
+search (TP, FP, FN, the class totals ``n1``/``n0``, the node-size test) is a sum of
+weights.  The kernels are separate so that the unweighted kernels and their compile time
+are untouched; the driver is :mod:`pybsnsing.weighted`.
+
+Counters
+--------
+* levels 1 and 2 come from per-class weighted counts ``cp``/``cn`` and weighted Gram
+  matrices ``Gp``/``Gn`` (``G[i, j]`` = weight of the rows answering both ``i`` and ``j``),
+  which the driver builds from small weighted contingency tables of the columns'
+  partitions (:func:`contingency`);
+* deeper levels (and level 2 when there is no Gram matrix) read the bit-packed answers
+  (the layout of :mod:`pybsnsing.kernels.packing`) through per-byte weight tables
+  (:func:`byte_tables`: ``lut[8*w + b, v]`` = weight of the rows whose bits are set in
+  byte value ``v`` at byte ``b`` of word ``w``): 8 table reads per 64-bit word.
+
+Objective values are plain float64 ``v = n1*FP + n0*FN - 2*FP*FN`` (not doubled: halving
+is exact in floating point).  With whole-number weights (and more generally weights whose
+partial sums are exact in float64, e.g. multiples of 1/8) every comparison is exact and the
+search is the unweighted search of the data with each row repeated ``w`` times.
+
+Sequential semantics are those of the unweighted kernels: parents in list order, a parent
+skipped when ``tau >= vbest``, children of larger index outside the parent's groups, every
+child of a visited parent counted in ``neval``, strict improvement.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "wthin_gt",
+    "wthin_lt",
+    "contingency",
+    "byte_tables",
+    "wlevel_one",
+    "wextend",
+]
+
+
+# ---------------------------------------------------------------------------------------
+# weighted thinning of numeric cuts (R's binarize.numeric with counts = sums of weights)
+
+
+@njit(cache=True)
+def wthin_gt(cnt_lt, cnt_le, bsize):
+    """:func:`pybsnsing.kernels.binarize.thin_gt_kernel` on float64 (weighted) counts."""
+    m = cnt_lt.shape[0]
+    keep = np.zeros(m, dtype=np.bool_)
+    last = -1
+    for i in range(m - 1):
+        if last < 0:
+            cnt = cnt_lt[i]
+        else:
+            cnt = cnt_lt[i] - cnt_le[last]
+            if cnt < 0:
+                cnt = 0.0
+        if cnt >= bsize:
+            keep[i] = True
+            last = i
+    keep[m - 1] = True
+    return keep
+
+
+@njit(cache=True)
+def wthin_lt(cnt_lt, cnt_le, n, bsize):
+    """:func:`pybsnsing.kernels.binarize.thin_lt_kernel` on float64 (weighted) counts
+    (``n``: the total weight)."""
+    m = cnt_lt.shape[0]
+    keep = np.zeros(m, dtype=np.bool_)
+    first = -1
+    for i in range(m - 1, 0, -1):
+        if first < 0:
+            cnt = n - cnt_le[i]
+        else:
+            cnt = cnt_lt[first] - cnt_le[i]
+            if cnt < 0:
+                cnt = 0.0
+        if cnt >= bsize:
+            keep[i] = True
+            first = i
+    keep[0] = True
+    return keep
+
+
+# ---------------------------------------------------------------------------------------
+# counters
+
+
+@njit(cache=True)
+def contingency(bins, wt, cls, sizes, offs, T1, T0):
+    """Weighted two-way tables of every pair of partitions, per class.
+
+    ``bins`` (P x n int64): the bin of each node row in each partition; ``wt`` (n): row
+    weights; ``cls`` (n uint8): 1 for the target class; ``offs[a, b]`` (a <= b): where
+    the ``sizes[a] x sizes[b]`` table of the pair starts in the flat ``T1``/``T0``
+    (zeroed), which receive the weights of the target / other class.  For ``a == b`` only
+    the diagonal is filled.
+    """
+    P, n = bins.shape
+    for i in range(n):
+        w = wt[i]
+        T = T1 if cls[i] == 1 else T0
+        for a in range(P):
+            ba = bins[a, i]
+            base = ba * sizes[a]
+            T[offs[a, a] + base + ba] += w
+            for b in range(a + 1, P):
+                T[offs[a, b] + ba * sizes[b] + bins[b, i]] += w
+
+
+@njit(cache=True)
+def byte_tables(wslot, words):
+    """Per-byte weight tables of one class: ``lut[8*w + b, v]`` is the weight of the rows
+    (bit slots ``64*w + 8*b + t``) whose bits are set in byte value ``v``; ``wslot``: the
+    weights by bit slot (slots past its end weigh 0)."""
+    lut = np.zeros((8 * words, 256), np.float64)
+    ns = wslot.shape[0]
+    for w in range(words):
+        for b in range(8):
+            r = 8 * w + b
+            for v in range(1, 256):
+                low = v & (-v)
+                t = 0
+                while (low >> t) != 1:
+                    t += 1
+                s = 64 * w + 8 * b + t
+                lut[r, v] = lut[r, v & (v - 1)] + (wslot[s] if s < ns else 0.0)
+    return lut
+
+
+@njit(cache=True, inline="always")
+def _wpop_and(X, j, free, lut):
+    """Weight of the rows set in both ``X[j]`` and ``free``."""
+    s = 0.0
+    for w in range(X.shape[1]):
+        x = X[j, w] & free[w]
+        if x != 0:
+            r = 8 * w
+            for b in range(8):
+                byte = (x >> np.uint64(8 * b)) & np.uint64(255)
+                if byte != 0:
+                    s += lut[r + b, byte]
+    return s
+
+
+# ---------------------------------------------------------------------------------------
+# objective
+
+
+@njit(cache=True, inline="always")
+def _v(fp, fn, n1, n0):
+    return n1 * fp + n0 * fn - 2.0 * fp * fn
+
+
+@njit(cache=True, inline="always")
+def _tau(fp, fn, n1, n0, v):
+    """R's bound ``tau`` on every superset of a rule with (weighted) counts FP, FN."""
+    if 2.0 * fp >= n0:
+        if 2.0 * fn <= n1:
+            return v
+        return n0 * (n1 - fn)
+    if 2.0 * fn <= n1:
+        return n1 * fp
+    return 0.0
+
+
+@njit(cache=True, inline="always")
+def _improves(v, vb, tp, fp, n1, n0, nsgc):
+    if v >= vb:
+        return False
+    if not nsgc:
+        return True
+    fn = n1 - tp
+    tn = n0 - fp
+    if tp + fp == 0.0 or fn + tn == 0.0:
+        return False
+    return (tp > fp and fn < tn) or (tp < fp and fn > tn)
+
+
+# ---------------------------------------------------------------------------------------
+# levels
+
+
+@njit(cache=True)
+def wlevel_one(cp, cn, n1, n0, node_size, nsgc, vb):
+    """Level 1 on weighted counts: ``(keep, fp, fn, tau, vb, best_j)`` as
+    :func:`pybsnsing.kernels.enum.level_one` (values not doubled)."""
+    m = cp.shape[0]
+    keep = np.empty(m, np.int64)
+    kfp = np.empty(m, np.float64)
+    kfn = np.empty(m, np.float64)
+    ktau = np.empty(m, np.float64)
+    nk = 0
+    best_j = -1
+    tot = n1 + n0
+    for j in range(m):
+        tp = cp[j]
+        fp = cn[j]
+        fn = n1 - tp
+        npos = tp + fp
+        if npos < node_size or tot - npos < node_size:
+            continue
+        v = _v(fp, fn, n1, n0)
+        if _improves(v, vb, tp, fp, n1, n0, nsgc):
+            vb = v
+            best_j = j
+        t = _tau(fp, fn, n1, n0, v)
+        if t < vb:
+            keep[nk] = j
+            kfp[nk] = fp
+            kfn[nk] = fn
+            ktau[nk] = t
+            nk += 1
+    return keep[:nk], kfp[:nk], kfn[:nk], ktau[:nk], vb, best_j
+
+
+@njit(cache=True)
+def wextend(Xp, Xn, lp, ln, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau,
+            vb, node_size, nsgc, store):
+    """One level of extensions (rules of ``k + 1`` questions from the ``k``-question list
+    ``pcols``), sequential.
+
+    With ``use_gram`` and ``k == 1`` the counts are exact from the Gram matrices; otherwise
+    from the packed answers and byte tables, after a bound from the Gram matrices (when
+    there) settles the children that can be neither accepted nor kept.
+
+    Returns ``(ccols, cfp, cfn, ctau, vb, best_p, best_j, neval)``.
+    """
+    m = cp.shape[0]
+    P = pfp.shape[0]
+    k = pcols.shape[1]
+    cap = 1024 if store else 1
+    ccols = np.empty((cap, k + 1), np.int64)
+    cfp = np.empty(cap, np.float64)
+    cfn = np.empty(cap, np.float64)
+    ctau = np.empty(cap, np.float64)
+    nc = 0
+    neval = 0
+    best_p = -1
+    best_j = -1
+    tot = n1 + n0
+    W1 = Xp.shape[1]
+    W0 = Xn.shape[1]
+    freep = np.empty(W1, np.uint64)
+    freen = np.empty(W0, np.uint64)
+    pair = use_gram and k == 1
+    for p in range(P):
+        if ptau[p] >= vb:
+            continue
+        last = pcols[p, k - 1]
+        ptp = n1 - pfn[p]
+        pf = pfp[p]
+        pn = pfn[p]
+        if not pair:
+            for w in range(W1):
+                acc = np.uint64(0)
+                for s in range(k):
+                    acc |= Xp[pcols[p, s], w]
+                freep[w] = ~acc
+            for w in range(W0):
+                acc = np.uint64(0)
+                for s in range(k):
+                    acc |= Xn[pcols[p, s], w]
+                freen[w] = ~acc
+        for j in range(last + 1, m):
+            gj = grp[j]
+            clash = False
+            for s in range(k):
+                if grp[pcols[p, s]] == gj:
+                    clash = True
+                    break
+            if clash:
+                continue
+            neval += 1
+            if pair:
+                a = pcols[p, 0]
+                tp = cp[a] + cp[j] - Gp[a, j]
+                fp = cn[a] + cn[j] - Gn[a, j]
+            else:
+                if use_gram:
+                    # box bounds on (TP, FP) from the pair counts; v is bilinear in (FP, FN)
+                    tlo = ptp
+                    flo = pf
+                    thi = ptp + cp[j]
+                    fhi = pf + cn[j]
+                    for s in range(k):
+                        c = pcols[p, s]
+                        t2 = cp[c] + cp[j] - Gp[c, j]
+                        f2 = cn[c] + cn[j] - Gn[c, j]
+                        if t2 > tlo:
+                            tlo = t2
+                        if f2 > flo:
+                            flo = f2
+                        t3 = ptp + cp[j] - Gp[c, j]
+                        f3 = pf + cn[j] - Gn[c, j]
+                        if t3 < thi:
+                            thi = t3
+                        if f3 < fhi:
+                            fhi = f3
+                    # slack against rounding: only settle clear cases
+                    eps = 1e-9 * (1.0 + tot * tot)
+                    nlo = n1 - thi
+                    nhi = n1 - tlo
+                    lb = min(min(_v(flo, nlo, n1, n0), _v(flo, nhi, n1, n0)),
+                             min(_v(fhi, nlo, n1, n0), _v(fhi, nhi, n1, n0)))
+                    if lb >= vb + eps:
+                        settled = True
+                        if store:
+                            # tau >= min of v over [flo, n0] x [0, nhi] outside the 0 case
+                            if 2.0 * flo < n0 and 2.0 * nhi > n1:
+                                settled = False
+                            else:
+                                lt = min(min(_v(flo, 0.0, n1, n0), _v(flo, nhi, n1, n0)),
+                                         min(_v(n0, 0.0, n1, n0), _v(n0, nhi, n1, n0)))
+                                if lt < vb + eps:
+                                    settled = False
+                        if settled:
+                            continue
+                tp = ptp + _wpop_and(Xp, j, freep, lp)
+                fp = pf + _wpop_and(Xn, j, freen, ln)
+            fn = n1 - tp
+            npos = tp + fp
+            if npos < node_size or tot - npos < node_size:
+                continue
+            if fp == pf and fn == pn:
+                continue
+            v = _v(fp, fn, n1, n0)
+            if _improves(v, vb, tp, fp, n1, n0, nsgc):
+                vb = v
+                best_p = p
+                best_j = j
+            if store:
+                t = _tau(fp, fn, n1, n0, v)
+                if t < vb:
+                    if nc >= ccols.shape[0]:
+                        nn = 2 * ccols.shape[0]
+                        c2 = np.empty((nn, k + 1), np.int64)
+                        f2a = np.empty(nn, np.float64)
+                        n2a = np.empty(nn, np.float64)
+                        t2a = np.empty(nn, np.float64)
+                        for i in range(nc):
+                            for s in range(k + 1):
+                                c2[i, s] = ccols[i, s]
+                            f2a[i] = cfp[i]
+                            n2a[i] = cfn[i]
+                            t2a[i] = ctau[i]
+                        ccols, cfp, cfn, ctau = c2, f2a, n2a, t2a
+                    for s in range(k):
+                        ccols[nc, s] = pcols[p, s]
+                    ccols[nc, k] = j
+                    cfp[nc] = fp
+                    cfn[nc] = fn
+                    ctau[nc] = t
+                    nc += 1
+    return ccols[:nc], cfp[:nc], cfn[:nc], ctau[:nc], vb, best_p, best_j, neval

@@ -1,0 +1,619 @@
+"""Case weights for bsnsing trees: ``sample_weight`` and ``class_weight``.
+
+R bsnsing has no weights; pybsnsing goes beyond it here.  With weights, every count of the
+tree is a sum of weights:
+
+* the ENUM objective ``v = n1*FP + n0*FN - 2*FP*FN`` (the Gini impurity of the split times
+  the node weight) with TP, FP, FN, ``n1``, ``n0`` weighted, minimised exactly by the same
+  breadth-first implicit enumeration as the unweighted search (first minimiser in
+  breadth-first, then column order);
+* binarization: the perfect-separation test against ``node_size``, the thinning of
+  numeric cuts and the small factor values against ``bin_size`` count weights;
+* the stopping rules: the automatic ``node_size = floor(sqrt(total weight))``, a side of a
+  split must weigh at least ``node_size``, a child is split further only when it weighs
+  more than ``node_size`` and its weighted majority share is below ``stop_prob``;
+* the node statistics: ``node_class`` (weighted majority), ``prob`` (weighted share of
+  code 1) and ``prop`` (share of the total weight).  ``nobs``, ``n1`` and ``n0`` stay ROW
+  counts (what ``predict`` routes and the confusion matrix counts); the weighted counts are
+  the nodes' ``w1`` and ``w0`` and the printed tree shows them (``w1``, ``w0``).
+
+With whole-number weights the tree is exactly the tree of the data with each row repeated
+``w`` times (same rules, and ``w1``/``w0`` equal to that tree's ``n1``/``n0``); with unit
+weights it is the unweighted tree.  Rows of weight 0 take no part in the growth (as rows
+repeated 0 times) and are routed to their leaves afterwards.
+
+Limits (documented restrictions):
+
+* the candidate questions of rpart (``import_external``) are computed on the node's rows
+  repeated by their weights when every weight is a whole number (so the equivalence
+  above holds), and on the node's rows counted once otherwise (rpart's case weights are
+  not replayed); the split is chosen among them by the weighted search either way;
+* only the ENUM solver (``opt_solver = "enum_c"``/``"enum"``) takes weights;
+* exactness: floating-point sums of weights are exact for whole numbers and for
+  multiples of a power of two (e.g. 0.125); other weights can make two rules whose
+  objectives are equal in exact arithmetic compare unequal by a rounding error.
+
+The counters: levels 1 and 2 of the search read weighted Gram matrices built from weighted
+two-way tables of each pair of columns' partitions (the questions of a column are unions of
+ranges of its sorted order, so a node needs one pass over its rows per pair of COLUMNS,
+not per pair of questions); deeper levels read the bit-packed answers through per-byte
+weight tables (:mod:`pybsnsing.kernels.weighted`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .control import BsControl
+from .errors import InvalidParameterError, PybsnsingValueError
+from .questions import NodeRows, QuestionSet, question_set_from_orders
+from .rules import evaluate_rule
+from .search import question_groups
+from .tree import Node, _Grower, _NodeColumns
+from .validation import MAX_RULES_CAP, SearchResult, search_args
+
+__all__ = [
+    "check_sample_weight",
+    "resolve_weights",
+    "weighted_enum_search",
+    "grow_weighted_tree",
+]
+
+#: above this many questions no Gram matrices are built (level 2 is counted on the bits)
+GRAM_MAX_COLS = 4096
+#: solvers that take weights
+_WEIGHTED_SOLVERS = ("enum_c", "enum")
+
+
+# ---------------------------------------------------------------------------------------
+# the weights
+
+
+def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray | None:
+    """``sample_weight`` as a float64 array of ``n`` finite non-negative numbers (None
+    stays None).
+
+    Raises:
+        InvalidParameterError: wrong length, non-numeric, negative, NaN or infinite
+            values, or all weights 0.
+    """
+    if sample_weight is None:
+        return None
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(
+            f"sample_weight must be numbers, got {type(sample_weight).__name__}") from exc
+    if w.ndim != 1 or w.shape[0] != n:
+        raise InvalidParameterError(
+            f"sample_weight must have one weight per row: {n} rows, got shape {w.shape}")
+    if not np.isfinite(w).all():
+        raise InvalidParameterError("sample_weight holds NaN or infinite values")
+    if (w < 0).any():
+        raise InvalidParameterError("sample_weight must be non-negative")
+    if not (w > 0).any():
+        raise InvalidParameterError(
+            "sample_weight is zero for every row (at least one weight must be positive)")
+    return w
+
+
+def resolve_weights(labels: Sequence[Any], classes: Sequence[Any], codes: np.ndarray,
+                    sample_weight: Any = None, class_weight: Any = None) -> np.ndarray | None:
+    """Row weights from ``sample_weight`` and ``class_weight`` (None when both are None).
+
+    Args:
+        labels: unused placeholder kept for symmetry with scikit-learn (the classes'
+            labels are ``classes``).
+        classes: the class labels, in code order.
+        codes: each row's class code (index into ``classes``).
+        sample_weight: per-row non-negative weights, or None.
+        class_weight: None, ``"balanced"`` (scikit-learn's ``n / (K * count)`` from the
+            row counts) or a dict ``{class label: weight}`` (missing classes weigh 1).
+
+    Returns:
+        ``sample_weight * class weight of the row's class``, float64.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    n = codes.shape[0]
+    w = check_sample_weight(sample_weight, n)
+    if class_weight is None:
+        return w
+    k = len(classes)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise InvalidParameterError(
+                f"class_weight must be None, 'balanced' or a dict, got {class_weight!r}")
+        counts = np.bincount(codes, minlength=k).astype(np.float64)
+        per = np.where(counts > 0, n / (k * np.maximum(counts, 1)), 0.0)
+    elif isinstance(class_weight, Mapping):
+        known = {str(c): i for i, c in enumerate(classes)}
+        per = np.ones(k, dtype=np.float64)
+        for key, val in class_weight.items():
+            i = next((j for j, c in enumerate(classes) if c == key), known.get(str(key)))
+            if i is None:
+                raise InvalidParameterError(
+                    f"class_weight names the class {key!r}, which is not one of "
+                    f"{list(classes)}")
+            try:
+                f = float(val)
+            except (TypeError, ValueError) as exc:
+                raise InvalidParameterError(
+                    f"class_weight[{key!r}] must be a number, got {val!r}") from exc
+            if not math.isfinite(f) or f < 0:
+                raise InvalidParameterError(
+                    f"class_weight[{key!r}] must be finite and >= 0, got {val!r}")
+            per[i] = f
+    else:
+        raise InvalidParameterError(
+            f"class_weight must be None, 'balanced' or a dict, got {class_weight!r}")
+    cw = per[codes]
+    out = cw if w is None else w * cw
+    if not (out > 0).any():
+        raise InvalidParameterError("the weights are zero for every row")
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# the search on weighted counts
+
+
+def _search_counts(cp: np.ndarray, cn: np.ndarray, Gp: np.ndarray, Gn: np.ndarray,
+                   use_gram: bool, packed: Any, grp: np.ndarray, n1: float, n0: float,
+                   max_rules: int, node_size: float, nsgc: bool, time_limit: float,
+                   t0: float) -> tuple[tuple[int, ...], float, int]:
+    """The weighted ENUM from the level-1 counts, the Gram matrices (when ``use_gram``)
+    and, for the deeper levels, ``packed()`` -> ``(Xp, Xn, lut_p, lut_n)`` (called once,
+    when first needed)."""
+    from .kernels import weighted as K
+
+    m = cp.shape[0]
+    n1f, n0f, nsf = float(n1), float(n0), float(node_size)
+    vb = n0f * n1f / 2.0
+    keep, pfp, pfn, ptau, vb, best_j = K.wlevel_one(cp, cn, n1f, n0f, nsf, nsgc, vb)
+    neval = m
+    best: tuple[int, ...] = (int(best_j),) if best_j >= 0 else ()
+    pcols = keep.reshape(-1, 1)
+    bits = None
+    dummy = np.zeros((1, 1), np.uint64)
+    dlut = np.zeros((1, 256), np.float64)
+    k = 1
+    while pcols.shape[0] > 0 and k < max_rules:
+        store = k + 1 < max_rules
+        if k == 1 and use_gram:
+            Xp = Xn = dummy
+            lp = ln = dlut
+        else:
+            if bits is None:
+                bits = packed()
+            Xp, Xn, lp, ln = bits
+        out = K.wextend(Xp, Xn, lp, ln, cp, cn, Gp, Gn, use_gram, grp, n1f, n0f, pcols,
+                        pfp, pfn, ptau, vb, nsf, nsgc, store)
+        ccols, cfp, cfn, ctau, vb, bp, bj, ne = out
+        neval += int(ne)
+        if bp >= 0:
+            best = (*(int(c) for c in pcols[bp]), int(bj))
+        pcols, pfp, pfn, ptau = ccols, cfp, cfn, ctau
+        k += 1
+        if time.process_time() - t0 > time_limit:
+            break
+    return best, float(vb), neval
+
+
+def _slot_tables(Xp: np.ndarray, Xn: np.ndarray, wp: np.ndarray,
+                 wn: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    from .kernels.weighted import byte_tables
+
+    return Xp, Xn, byte_tables(wp, np.int64(Xp.shape[1])), byte_tables(wn, np.int64(Xn.shape[1]))
+
+
+def weighted_enum_search(
+    B: Any,
+    y: Any,
+    sample_weight: Any,
+    groups: Any = None,
+    *,
+    max_rules: int = 2,
+    node_size: float = 1,
+    no_same_gender_children: bool = False,
+    time_limit: float = 180.0,
+) -> SearchResult:
+    """The ENUM search (:func:`pybsnsing.search.enum_search`) with row weights.
+
+    Minimises ``v = n1*FP + n0*FN - 2*FP*FN`` with every count a sum of weights; the
+    result is the first minimiser in breadth-first, then column order, as the unweighted
+    search (rules whose sides weigh less than ``node_size`` are no candidates).
+
+    Args:
+        B: n x m 0/1 question matrix.
+        y: n labels 0/1, target class coded 1.
+        sample_weight: n non-negative weights.
+        groups, max_rules, no_same_gender_children, time_limit: as
+            :func:`pybsnsing.search.enum_search`.
+        node_size: least weight of each side of the rule (a real number >= 0).
+
+    Returns:
+        :class:`~pybsnsing.validation.SearchResult` (``n1``/``n0`` the class weights,
+        ``objval`` the weighted objective).
+    """
+    t0 = time.process_time()
+    Bm, yv, grp, max_rules, _ = search_args(B, y, groups, max_rules, 0, MAX_RULES_CAP)
+    n, m = Bm.shape
+    w = check_sample_weight(sample_weight, n)
+    assert w is not None
+    try:
+        ns = float(node_size)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"node_size must be a number, got {node_size!r}") from exc
+    if not ns >= 0:
+        raise InvalidParameterError(f"node_size must be >= 0, got {node_size!r}")
+    pos = yv == 1
+    A = Bm.astype(np.float64)
+    wp = np.where(pos, w, 0.0)
+    wn = np.where(pos, 0.0, w)
+    cp = wp @ A
+    cn = wn @ A
+    use_gram = m <= GRAM_MAX_COLS
+    if use_gram:
+        Gp = A.T @ (A * wp[:, None])
+        Gn = A.T @ (A * wn[:, None])
+    else:
+        Gp = Gn = np.zeros((1, 1))
+
+    def packed() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        from .kernels.enum import pack_by_class
+
+        Xp, Xn = pack_by_class(np.ascontiguousarray(Bm, dtype=np.uint8),
+                               yv.astype(np.uint8))
+        return _slot_tables(Xp, Xn, w[pos], w[~pos])
+
+    n1, n0 = float(wp.sum()), float(wn.sum())
+    cols, objval, neval = _search_counts(cp, cn, Gp, Gn, use_gram, packed, grp, n1, n0,
+                                         max_rules, ns, bool(no_same_gender_children),
+                                         float(time_limit), t0)
+    return SearchResult(cols=tuple(cols), objval=objval, neval=neval, n1=n1, n0=n0)
+
+
+# ---------------------------------------------------------------------------------------
+# counts of a tree node from the questions' structure
+
+
+def _node_counts(sources: list[Any], offsets: list[int], node: NodeRows, wt: np.ndarray,
+                 cls: np.ndarray, m: int, want_gram: bool
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted counts (``cp``, ``cn``) and Gram matrices of a node's m questions.
+
+    Questions on one design column (internal ones and native rpart ones) are unions of
+    ranges of the column's sorted node order: the column's range ends cut it into bins,
+    each question is a set of bins (a 0/1 matrix ``S``), and for two columns ``a``, ``b``
+    the Gram block is ``S_a T_ab S_b^T`` with ``T_ab`` the weighted two-way table of the
+    rows' bins.  Other questions (dense answers) are each their own two-bin partition.
+    """
+    from .external import NodeExternal
+    from .kernels.weighted import contingency
+
+    n = node.rows.shape[0]
+    ordm = node.ordm
+    # per design column: [question ids], [(question id, lo, hi)], [(question, base)]
+    col_q: dict[int, list[int]] = {}
+    col_r: dict[int, list[tuple[int, int, int]]] = {}
+    links: list[tuple[int, int]] = []
+    dense: list[tuple[int, np.ndarray]] = []
+    for s, off in zip(sources, offsets, strict=False):
+        rng = s.ranges if isinstance(s, QuestionSet) else None
+        if rng is not None:
+            cols = s.cols.tolist()
+            rptr, rlo, rhi = rng.rptr.tolist(), rng.rlo.tolist(), rng.rhi.tolist()
+            base = rng.base.tolist()
+            for q in rng.proc.tolist():
+                c = cols[q]
+                col_q.setdefault(c, []).append(off + q)
+                lst = col_r.setdefault(c, [])
+                for r in range(rptr[q], rptr[q + 1]):
+                    lst.append((off + q, rlo[r], rhi[r]))
+                if base[q] >= 0:
+                    links.append((off + q, off + base[q]))
+        elif isinstance(s, NodeExternal):
+            for q, (c, p, ge) in enumerate(zip(s.cols.tolist(), s.pos.tolist(),
+                                               s.ge.tolist(), strict=True)):
+                col_q.setdefault(c, []).append(off + q)
+                col_r.setdefault(c, []).append((off + q, p, n) if ge else (off + q, 0, p))
+        else:
+            Bd = s.dense_node(node)
+            for q in range(s.m):
+                dense.append((off + q, np.asarray(Bd[:, q], dtype=np.int64)))
+    parts_q: list[np.ndarray] = []
+    parts_S: list[np.ndarray] = []
+    nparts = len(col_q) + len(dense)
+    bins = np.zeros((nparts, n), dtype=np.int64)
+    local = node.local
+    row_of = {}
+    a = 0
+    for c, qs in col_q.items():
+        rr = col_r[c]
+        ends = np.unique(np.array([0, n] + [t[1] for t in rr] + [t[2] for t in rr],
+                                  dtype=np.int64))
+        nb = ends.shape[0] - 1
+        idx = {q: i for i, q in enumerate(qs)}
+        row_of.update({q: (a, i) for i, q in enumerate(qs)})
+        S = np.zeros((len(qs), nb), dtype=np.float64)
+        for q, lo, hi in rr:
+            if hi > lo:
+                S[idx[q], np.searchsorted(ends, lo):np.searchsorted(ends, hi)] = 1.0
+        binpos = np.repeat(np.arange(nb, dtype=np.int64), np.diff(ends))
+        bins[a, local.take(ordm[c])] = binpos
+        parts_q.append(np.array(qs, dtype=np.int64))
+        parts_S.append(S)
+        a += 1
+    for q, col in dense:
+        bins[a] = col
+        parts_q.append(np.array([q], dtype=np.int64))
+        parts_S.append(np.array([[0.0, 1.0]]))
+        row_of[q] = (a, 0)
+        a += 1
+    for q, b in links:  # bases come first in proc order: their rows are complete
+        pa, i = row_of[q]
+        _, j = row_of[b]
+        S = parts_S[pa]
+        np.maximum(S[i], S[j], out=S[i])
+    sizes = np.array([S.shape[1] for S in parts_S], dtype=np.int64)
+    offs = np.zeros((nparts, nparts), dtype=np.int64)
+    tot = 0
+    for i in range(nparts):
+        for j in range(i, nparts if want_gram else i + 1):
+            offs[i, j] = tot
+            tot += int(sizes[i] * sizes[j])
+    if not want_gram:  # only the diagonal tables: pairs point at a scratch block
+        for i in range(nparts):
+            for j in range(i + 1, nparts):
+                offs[i, j] = tot
+        tot += int(sizes.max()) ** 2 if nparts else 0
+    T1 = np.zeros(max(tot, 1), dtype=np.float64)
+    T0 = np.zeros(max(tot, 1), dtype=np.float64)
+    contingency(bins, wt, cls, sizes, offs, T1, T0)
+    cp = np.zeros(m, dtype=np.float64)
+    cn = np.zeros(m, dtype=np.float64)
+    if want_gram:
+        Gp = np.zeros((m, m), dtype=np.float64)
+        Gn = np.zeros((m, m), dtype=np.float64)
+    else:
+        Gp = Gn = np.zeros((1, 1), dtype=np.float64)
+    for i in range(nparts):
+        Si, qi, bi = parts_S[i], parts_q[i], int(sizes[i])
+        for T, c, G in ((T1, cp, Gp), (T0, cn, Gn)):
+            d = T[offs[i, i]:offs[i, i] + bi * bi].reshape(bi, bi).diagonal()
+            c[qi] = Si @ d
+            if want_gram:
+                G[np.ix_(qi, qi)] = Si @ (Si * d).T
+                for j in range(i + 1, nparts):
+                    bj = int(sizes[j])
+                    blk = T[offs[i, j]:offs[i, j] + bi * bj].reshape(bi, bj)
+                    g = Si @ blk @ parts_S[j].T
+                    G[np.ix_(qi, parts_q[j])] = g
+                    G[np.ix_(parts_q[j], qi)] = g.T
+    return cp, cn, Gp, Gn
+
+
+# ---------------------------------------------------------------------------------------
+# the tree
+
+
+def _whole(w: np.ndarray) -> bool:
+    return bool(np.all(w == np.floor(w)) and w.max() < 2**31)
+
+
+class _WeightedGrower(_Grower):
+    """:class:`pybsnsing.tree._Grower` with row weights (see the module docstring)."""
+
+    def __init__(self, X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
+                 node_size: int, w: np.ndarray) -> None:
+        super().__init__(X, names, y, control, node_size)
+        self.w = np.ascontiguousarray(w, dtype=np.float64)
+        self.whole = _whole(self.w)
+        if control.opt_solver not in _WEIGHTED_SOLVERS:
+            raise InvalidParameterError(
+                f"weights need opt_solver 'enum_c' (or 'enum'); got {control.opt_solver!r}")
+
+    def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
+        """The node's split rule by the weighted ENUM (``""`` when there is none)."""
+        import bisect
+
+        from .kernels.packing import node_slots
+
+        t0 = time.process_time()
+        control = self.control
+        sources = self._wsources(rows, ordm, target)
+        offsets = [0]
+        for s in sources:
+            offsets.append(offsets[-1] + s.m)
+        m = offsets[-1]
+        if m == 0:
+            return ""
+
+        def text(k: int) -> str:
+            i = bisect.bisect_right(offsets, k) - 1
+            return sources[i].text(k - offsets[i])
+
+        grp = self._groups(sources)
+        if grp is None:
+            grp = question_groups([text(k) for k in range(m)])
+        nobs = rows.shape[0]
+        self.pos[rows] = np.arange(nobs, dtype=np.int64)
+        node = NodeRows(ordm, rows, self.slot, self.pos)
+        wt = self.w.take(rows)
+        is_t = self.y.take(rows) == target
+        cls = is_t.astype(np.uint8)
+        use_gram = m <= GRAM_MAX_COLS
+        cp, cn, Gp, Gn = _node_counts(sources, offsets, node, wt, cls, m, use_gram)
+
+        def packed() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+            n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
+            Xp = np.zeros((m, max(1, (n1 + 63) // 64)), dtype=np.uint64)
+            Xn = np.zeros((m, max(1, (nobs - n1 + 63) // 64)), dtype=np.uint64)
+            for s, off in zip(sources, offsets, strict=False):
+                s.pack_node(node, Xp, Xn, off)
+            # slots number each class's rows in node order
+            return _slot_tables(Xp, Xn, wt[is_t], wt[~is_t])
+
+        w1 = float(wt[is_t].sum())
+        w0 = float(wt.sum()) - w1
+        cols, _, _ = _search_counts(cp, cn, Gp, Gn, use_gram, packed, grp, w1, w0,
+                                    control.max_rules, self.node_size,
+                                    bool(control.no_same_gender_children),
+                                    float(control.solver_timelimit), t0)
+        return " | ".join(text(j) for j in cols)
+
+    def _wsources(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> list[Any]:
+        control = self.control
+        sources: list[Any] = []
+        if not control.suppress_internal:
+            n1 = int(self.y.take(rows).sum())
+            if n1 == 0 or n1 == rows.shape[0]:
+                raise PybsnsingValueError("There is only one unique value in y")
+            sources.append(question_set_from_orders(
+                self.X, self.yb, ordm, self.names, target, segments=self.segments,
+                num2factor=control.num2factor, nseg_factor=control.nseg_factor,
+                bin_size=control.bin_size, node_size=self.node_size,
+                keep_perfect=control.keep_perfect_separation, weights=self.w,
+            ))
+        if self.external is not None:
+            if self.whole and not bool(np.all(self.w.take(rows) == 1.0)):
+                sources.append(self._external_repeated(rows))
+            else:
+                sources.append(self._external(rows, ordm, True))
+        return [s for s in sources if s.m]
+
+    def _external_repeated(self, rows: np.ndarray) -> Any:
+        """rpart's questions of the node's rows repeated by their (whole) weights, answered
+        on the node's rows once."""
+        from .external import ExternalQuestionSet, external_specs
+
+        reps = self.w.take(rows).astype(np.int64)
+        Xr = np.asfortranarray(self.X[rows])
+        specs = external_specs(np.repeat(Xr, reps, axis=0), self.names,
+                               np.repeat(self.y.take(rows), reps), method=self.external)
+        cols = np.array([q.col for q in specs], dtype=np.int64)
+        ge = np.array([q.op == ">=" for q in specs], dtype=bool)
+        ans = np.zeros((rows.shape[0], len(specs)), dtype=np.uint8)
+        for k, q in enumerate(specs):
+            x = Xr[:, q.col]
+            ans[:, k] = (x >= q.cut) if q.op == ">=" else (x < q.cut)
+        return ExternalQuestionSet([q.text for q in specs], cols, ge, ans)
+
+
+def _wnode(number: int, parent: int, depth: int, rows: np.ndarray, y: np.ndarray,
+           w: np.ndarray, wtotal: float) -> Node:
+    nobs = int(rows.size)
+    yr = y.take(rows)
+    wr = w.take(rows)
+    n1 = int(yr.sum())
+    w1 = float(wr[yr == 1].sum())
+    w0 = float(wr[yr != 1].sum())
+    wn = w1 + w0
+    cls = 1 if w1 >= w0 else 0
+    return Node(number=number, parent=parent, lchild=-1, rchild=-1, node_class=cls,
+                prop=wn / wtotal, nobs=nobs, n1=n1, n0=nobs - n1,
+                prob=w1 / wn if wn > 0 else 0.0, obs=rows, split_rule="", split_target=cls,
+                depth=depth, w1=w1, w0=w0)
+
+
+def weighted_splittable(node: Node, node_size: float, stop_prob: float) -> bool:
+    """:func:`pybsnsing.tree.splittable` on the node's weights."""
+    w1, w0 = float(node.w1 or 0.0), float(node.w0 or 0.0)
+    wn = w1 + w0
+    if wn <= node_size or w1 == 0 or w0 == 0:
+        return False
+    return max(w1, w0) / wn < stop_prob
+
+
+def grow_weighted_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
+                       sample_weight: Any, progress: Any = None,
+                       max_depth: int | None = None) -> tuple[list[Node], int]:
+    """:func:`pybsnsing.tree.grow_tree` with row weights (see the module docstring).
+
+    Returns the nodes in number order and the node size used.
+    """
+    n_train = X.shape[0]
+    y = np.asarray(y, dtype=np.int64)
+    w = check_sample_weight(sample_weight, n_train)
+    assert w is not None
+    wtotal = float(w.sum())
+    node_size = (int(math.floor(math.sqrt(wtotal))) if control.node_size == 0
+                 else int(control.node_size))
+    grower = _WeightedGrower(X, names, y, control, node_size, w)
+    Xf = grower.X
+    live = np.flatnonzero(w > 0)
+    zero = np.flatnonzero(w == 0)
+    ordm0 = np.empty((Xf.shape[1], live.shape[0]), dtype=np.int64)
+    for j in range(Xf.shape[1]):
+        ordm0[j] = live[np.argsort(Xf[live, j], kind="stable")]
+    root = _wnode(0, -1, 0, live, y, w, wtotal)
+    nodes = [root]
+    queue: list[tuple[Node, np.ndarray] | None] = [(root, ordm0)]
+    head = 0
+    while head < len(queue):
+        item = queue[head]
+        queue[head] = None
+        head += 1
+        assert item is not None
+        node, ordm = item
+        if max_depth is not None and node.depth >= max_depth:
+            continue
+        rows = node.obs
+        if node.n1 == 0 or node.n0 == 0:
+            continue
+        rule = grower.find_rule(rows, ordm, node.node_class)
+        if control.verbose:
+            print(f"node {node.number}: nobs {node.nobs}, w1 {node.w1}, w0 {node.w0}, "
+                  f"rule: {rule or '(leaf)'}")
+        if not rule:
+            continue
+        left = evaluate_rule(rule, _NodeColumns(Xf, rows, grower.col_of))
+        n_left = int(left.sum())
+        if n_left == 0 or n_left == rows.size:
+            continue
+        node.split_rule = rule
+        rows_left = rows[left]
+        lnode = _wnode(len(nodes), node.number, node.depth + 1, rows_left, y, w, wtotal)
+        rnode = _wnode(len(nodes) + 1, node.number, node.depth + 1, rows[~left], y, w,
+                       wtotal)
+        node.lchild, node.rchild = lnode.number, rnode.number
+        nodes.extend((lnode, rnode))
+        split_l = weighted_splittable(lnode, node_size, control.stop_prob)
+        split_r = weighted_splittable(rnode, node_size, control.stop_prob)
+        if max_depth is not None and lnode.depth >= max_depth:
+            split_l = split_r = False
+        if split_l or split_r:
+            ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
+            if split_l:
+                queue.append((lnode, ord_l))
+            if split_r:
+                queue.append((rnode, ord_r))
+        if progress is not None:
+            progress(len(nodes))
+    if zero.shape[0]:
+        _route_zero_weight(nodes, zero, Xf, grower.col_of, y)
+    return nodes, node_size
+
+
+def _route_zero_weight(nodes: list[Node], zero: np.ndarray, X: np.ndarray,
+                       col_of: dict[str, int], y: np.ndarray) -> None:
+    """Send the rows of weight 0 down the grown tree (they join ``obs`` and the row
+    counts; the weights are unchanged)."""
+    at: dict[int, np.ndarray] = {0: zero}
+    for nd in nodes:  # numbered in creation order: parents first
+        z = at.pop(nd.number, None)
+        if z is None or z.shape[0] == 0:
+            continue
+        nd.obs = np.sort(np.concatenate((nd.obs, z)))
+        nd.nobs = int(nd.obs.shape[0])
+        nd.n1 = int(y.take(nd.obs).sum())
+        nd.n0 = nd.nobs - nd.n1
+        if nd.lchild >= 0:
+            left = evaluate_rule(nd.split_rule, _NodeColumns(X, z, col_of))
+            at[nd.lchild] = z[left]
+            at[nd.rchild] = z[~left]

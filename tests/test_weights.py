@@ -1,0 +1,267 @@
+"""Case weights (issue 15): ``sample_weight`` / ``class_weight`` in bsnsing(), the
+estimator and the weighted ENUM (pybsnsing.weighted).
+
+Invariants: unit weights give exactly the golden trees (through the weighted code path);
+whole-number weights give exactly the tree of the data with rows repeated (rules, weighted
+counts = the repeated tree's counts, class, prob, prop, node size) on several data sets
+for max_rules 1-3; the weighted search equals a brute-force enumeration of the weighted
+objective (first minimiser in size-then-lexicographic order) and, for whole-number
+weights, the unweighted search on repeated rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from golden import record_id, split, tree_records
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pybsnsing import BsnsingClassifier, bscontrol, bsnsing, load_model
+from pybsnsing.datasets import dataset_formula, load_dataset
+from pybsnsing.errors import InvalidParameterError
+from pybsnsing.search import enum_search
+from pybsnsing.weighted import resolve_weights, weighted_enum_search
+
+RECORDS = tree_records()
+
+
+def _trees(model):
+    return getattr(model, "trees", [model])
+
+
+# ---------------------------------------------------------------------------------------
+# unit weights: the golden trees through the weighted path
+
+
+@pytest.mark.parametrize("rec", RECORDS, ids=record_id)
+def test_unit_weights_golden(rec):
+    train, _ = split(rec)
+    model = bsnsing(rec["formula"], train, control=bscontrol(**rec["control"]),
+                    sample_weight=np.ones(train.shape[0]))
+    want = [rec] if rec["model_type"] == "binary" else rec["classes"]
+    got = _trees(model)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        wn = w["nodes"]
+        assert len(g.nodes) == len(wn)
+        for a, b in zip(g.nodes, wn, strict=True):
+            assert (a.number, a.parent, a.lchild, a.rchild, a.n1, a.n0, a.nobs, a.node_class,
+                    a.split_rule, a.split_target, a.depth) == (
+                b["number"], b["parent"], b["lchild"], b["rchild"], b["n1"], b["n0"],
+                b["nobs"], b["class"], b["split_rule"], b["split_target"], b["depth"])
+            assert a.prob == b["prob"] and a.prop == b["prop"]
+            assert (a.w1, a.w0) == (a.n1, a.n0)
+        if rec["model_type"] == "binary":
+            assert g.node_size == rec["control_effective"]["node.size"]
+
+
+# ---------------------------------------------------------------------------------------
+# whole-number weights: the tree of the repeated rows
+
+
+def _node_view(nd, weighted: bool):
+    n1, n0 = (int(nd.w1), int(nd.w0)) if weighted else (nd.n1, nd.n0)
+    return (nd.number, nd.parent, nd.lchild, nd.rchild, nd.split_rule, n1, n0,
+            nd.node_class, nd.prob, nd.prop, nd.depth)
+
+
+REPLICATED = [("BreastCancer", {}), ("kyphosis", {}), ("pima", {}), ("titanic", {}),
+              ("iris", {}), ("birthwt", {}), ("GlaucomaMVF", {"nseg_numeric": 5}),
+              ("mammo", {}), ("BreastCancer", {"import_external": False, "node_size": 3})]
+
+
+@pytest.mark.parametrize("max_rules", [1, 2, 3])
+@pytest.mark.parametrize(("name", "ctrl"), REPLICATED, ids=lambda v: str(v))
+def test_integer_weights_are_replicated_rows(name, ctrl, max_rules):
+    # missing predictor values are imputed with the (unweighted) training medians: the
+    # equivalence is for complete rows
+    df = load_dataset(name).dropna().reset_index(drop=True)
+    f = dataset_formula(name)
+    rng = np.random.default_rng(max_rules + len(name))
+    w = rng.integers(0, 4, df.shape[0])
+    rep = df.loc[df.index.repeat(w)].reset_index(drop=True)
+    want = bsnsing(f, rep, max_rules=max_rules, **ctrl)
+    got = bsnsing(f, df, max_rules=max_rules, sample_weight=w, **ctrl)
+    for a, b in zip(_trees(want), _trees(got), strict=True):
+        assert [_node_view(n, False) for n in a.nodes] == [_node_view(n, True)
+                                                           for n in b.nodes]
+        assert a.node_size == b.node_size
+    # rows of weight 0 are routed to leaves afterwards: every row is in one leaf
+    for t in _trees(got):
+        leaves = np.concatenate([nd.obs for nd in t.nodes if nd.is_leaf])
+        assert np.sort(leaves).tolist() == list(range(len(t.y)))
+
+
+def test_zero_weights_drop_rows():
+    df = load_dataset("BreastCancer")
+    f = dataset_formula("BreastCancer")
+    w = np.ones(df.shape[0])
+    w[::3] = 0
+    got = bsnsing(f, df, sample_weight=w)
+    want = bsnsing(f, df[w > 0].reset_index(drop=True))
+    assert [nd.split_rule for nd in got.nodes] == [nd.split_rule for nd in want.nodes]
+    assert [nd.w1 for nd in got.nodes] == [nd.n1 for nd in want.nodes]
+    # the printed tree shows the weighted counts
+    assert "w1 " in str(got.summary()) and "w1 " not in str(want.summary())
+
+
+# ---------------------------------------------------------------------------------------
+# the weighted search against brute force
+
+
+def brute_force_weighted(B, y, w, groups, max_rules, node_size, nsgc):
+    """Best rule by full enumeration in (size, lexicographic) order: (cols, objval)."""
+    B = np.asarray(B, dtype=bool)
+    y = np.asarray(y, dtype=bool)
+    n, m = B.shape
+    n1 = float(w[y].sum())
+    n0 = float(w[~y].sum())
+    best_v, best = n0 * n1 / 2, ()
+    for size in range(1, max_rules + 1):
+        for cols in itertools.combinations(range(m), size):
+            if len({int(groups[c]) for c in cols}) < size:
+                continue
+            pred = B[:, list(cols)].any(axis=1)
+            tp = float(w[pred & y].sum())
+            fp = float(w[pred & ~y].sum())
+            fn, tn = n1 - tp, n0 - fp
+            if tp + fp < node_size or fn + tn < node_size:
+                continue
+            if nsgc and not ((tp > fp and fn < tn) or (tp < fp and fn > tn)):
+                continue
+            v = n1 * fp + n0 * fn - 2 * fp * fn
+            if v < best_v:
+                best_v, best = v, cols
+    return tuple(best), float(best_v)
+
+
+@st.composite
+def weighted_problems(draw):
+    n = draw(st.integers(1, 30))
+    m = draw(st.integers(1, 7))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    B = (rng.random((n, m)) < rng.uniform(0.05, 0.7, size=m)).astype(np.int64)
+    y = (rng.random(n) < draw(st.floats(0.0, 1.0))).astype(np.int64)
+    # multiples of 1/8 (exact sums), some zero
+    w = rng.integers(0, 25, n) / 8.0
+    if not (w > 0).any():
+        w[0] = 1.0
+    groups = rng.integers(0, draw(st.integers(1, m)), size=m)
+    return (B, y, w, groups, draw(st.integers(1, 3)), draw(st.sampled_from([0, 1, 2.5])),
+            draw(st.booleans()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(weighted_problems())
+def test_weighted_search_is_brute_force(prob):
+    B, y, w, groups, mr, ns, nsgc = prob
+    res = weighted_enum_search(B, y, w, groups, max_rules=mr, node_size=ns,
+                               no_same_gender_children=nsgc)
+    assert (res.cols, res.objval) == brute_force_weighted(B, y, w, groups, mr, ns, nsgc)
+
+
+@settings(max_examples=150, deadline=None)
+@given(weighted_problems())
+def test_weighted_search_integer_weights_is_search_on_repeated_rows(prob):
+    B, y, w, groups, mr, ns, nsgc = prob
+    wi = np.ceil(w).astype(np.int64)
+    if wi.sum() == 0:
+        wi[0] = 1
+    ns = int(ns)
+    got = weighted_enum_search(B, y, wi, groups, max_rules=mr, node_size=ns,
+                               no_same_gender_children=nsgc)
+    want = enum_search(np.repeat(B, wi, axis=0), np.repeat(y, wi), groups, max_rules=mr,
+                       node_size=ns, no_same_gender_children=nsgc)
+    assert (got.cols, got.objval) == (want.cols, want.objval)
+
+
+def test_weighted_search_deep_levels_with_bounds():
+    """Level 3-4 on a larger problem (the pair bounds settle children): brute force."""
+    rng = np.random.default_rng(7)
+    n, m = 300, 14
+    B = (rng.random((n, m)) < rng.uniform(0.05, 0.4, size=m)).astype(np.int64)
+    y = (rng.random(n) < 0.4).astype(np.int64)
+    w = rng.integers(1, 9, n) / 4.0
+    groups = np.arange(m)
+    for mr in (3, 4):
+        res = weighted_enum_search(B, y, w, groups, max_rules=mr, node_size=5)
+        assert (res.cols, res.objval) == brute_force_weighted(B, y, w, groups, mr, 5, False)
+
+
+# ---------------------------------------------------------------------------------------
+# the user-facing options
+
+
+def _imbalanced(n=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    x1 = rng.normal(size=n)
+    x2 = rng.normal(size=n)
+    p = 1 / (1 + np.exp(-(3 * x1 + 2 * x2 - 7)))
+    y = np.where(rng.random(n) < p, "rare", "common")
+    return pd.DataFrame({"x1": x1, "x2": x2, "y": pd.Categorical(y, ["common", "rare"])})
+
+
+def test_class_weight_balanced_finds_the_minority():
+    df = _imbalanced()
+    share = (df["y"] == "rare").mean()
+    assert share < 0.05
+    plain = bsnsing("y ~ .", df)
+    bal = bsnsing("y ~ .", df, class_weight="balanced")
+    assert (plain.predict(df, type="class") == "rare").sum() < (
+        bal.predict(df, type="class") == "rare").sum()
+    # balanced: both classes weigh n/2 at the root
+    root = bal.nodes[0]
+    assert root.w1 == pytest.approx(df.shape[0] / 2) and root.w0 == pytest.approx(
+        df.shape[0] / 2)
+    # a dict by label; the same as sample weights by class
+    d = bsnsing("y ~ .", df, class_weight={"rare": 3})
+    s = bsnsing("y ~ .", df, sample_weight=np.where(df["y"] == "rare", 3, 1))
+    assert d.tree_signature() == s.tree_signature()
+    assert [n.w1 for n in d.nodes] == [n.w1 for n in s.nodes]
+
+
+def test_resolve_weights_and_errors():
+    codes = np.array([0, 0, 0, 1])
+    w = resolve_weights(None, ["a", "b"], codes, None, "balanced")
+    assert w.tolist() == [4 / 6] * 3 + [2.0]
+    assert resolve_weights(None, ["a", "b"], codes, [1, 2, 3, 4], {"b": 0.5}).tolist() == [
+        1, 2, 3, 2]
+    df = load_dataset("kyphosis")
+    f = dataset_formula("kyphosis")
+    with pytest.raises(InvalidParameterError, match="one weight per row"):
+        bsnsing(f, df, sample_weight=[1, 2])
+    with pytest.raises(InvalidParameterError, match="non-negative"):
+        bsnsing(f, df, sample_weight=-np.ones(df.shape[0]))
+    with pytest.raises(InvalidParameterError, match="NaN"):
+        bsnsing(f, df, sample_weight=np.full(df.shape[0], np.nan))
+    with pytest.raises(InvalidParameterError, match="class_weight"):
+        bsnsing(f, df, class_weight="equal")
+    with pytest.raises(InvalidParameterError, match="not one of"):
+        bsnsing(f, df, class_weight={"maybe": 2})
+    with pytest.raises(InvalidParameterError, match="opt_solver"):
+        bsnsing(f, df, sample_weight=np.ones(df.shape[0]), opt_solver="enum_py")
+
+
+def test_weights_save_load_and_estimator(tmp_path):
+    df = load_dataset("BreastCancer")
+    f = dataset_formula("BreastCancer")
+    w = np.random.default_rng(1).uniform(0.5, 2.0, df.shape[0])
+    m = bsnsing(f, df, sample_weight=w)
+    path = tmp_path / "m.json"
+    m.save(path)
+    back = load_model(path)
+    assert [(n.w1, n.w0) for n in back.nodes] == [(n.w1, n.w0) for n in m.nodes]
+    assert str(back) == str(m)
+    # the estimator: fit(sample_weight) and class_weight give the same trees
+    X = df.drop(columns="Class")
+    y = df["Class"].astype(str)
+    est = BsnsingClassifier().fit(X, y, sample_weight=w)
+    assert [n.split_rule for n in est.model_.nodes] == [n.split_rule for n in m.nodes]
+    cw = BsnsingClassifier(class_weight="balanced").fit(X, y)
+    ref = bsnsing(f, df, class_weight="balanced")
+    assert [n.split_rule for n in cw.model_.nodes] == [n.split_rule for n in ref.nodes]
+    assert "class_weight" in cw.get_params()
