@@ -544,6 +544,70 @@ def _strtod_decimal_exact(digits: str, expn: int) -> float:
     return _ld_to_double(ans)
 
 
+def _scan_exponent(s: str, p: int) -> tuple[int, int]:
+    """The signed exponent whose sign or digits start at ``s[p]`` (after the ``e``/``p``),
+    as R reads it (no digits: 0), and the index after its digits."""
+    n = len(s)
+    expsign = 1
+    if p < n and s[p] in "+-":
+        expsign = -1 if s[p] == "-" else 1
+        p += 1
+    q = p
+    while p < n and s[p] in _DIGITS_SET:
+        p += 1
+    return expsign * _exp_digits(s[q:p]), p
+
+
+def _backs_out(s: str, exact: bool | None, depth: int) -> bool:
+    """R_strtod on a mantissa of more than 53 bits: with ``exact`` TRUE the number is not
+    read (True); with NA_LOGICAL (None) R warns and reads it (the warning names the caller
+    of :func:`_strtod_scan`, ``depth`` frames up from here)."""
+    if exact is None:
+        warnings.warn(f'accuracy loss in conversion from "{s}" to numeric',
+                      stacklevel=depth + 1)
+        return False
+    return True
+
+
+def _strtod_hex(s: str, p: int, start: int, dec: str,
+                exact: bool | None) -> tuple[float, int]:
+    """The hexadecimal branch of R_strtod: ``s[p:]`` follows the ``0x``; the value without
+    its sign and the index after the number (``start`` when R backs out)."""
+    n = len(s)
+    exph = -1
+    ans: _LD = Fraction(0)
+    sixteen = Fraction(16)
+    while p < n:
+        c = s[p]
+        if c in _HEX_VALUE:
+            ans = _ld_add(_ld_mul(ans, sixteen), _HEX_VALUE[c])
+        elif c == dec:
+            exph = 0  # (a second point restarts the count, as in R)
+            p += 1
+            continue
+        else:
+            break
+        if exph >= 0:
+            exph += 4
+        p += 1
+    if exact is not False and ans > (1 << 53) - 1 and _backs_out(s, exact, 3):
+        return NA_REAL, start
+    if p < n and s[p] in "pP":
+        expn, p = _scan_exponent(s, p + 1)
+        if ans != 0:
+            if exph > 0:
+                if expn - exph < -122:
+                    ans = _ld_div(ans, _ld_pow2_fac(exph))
+                else:
+                    expn -= exph
+            if expn < 0:
+                ans = _ld_div(ans, _ld_pow2_fac(-expn))
+            else:
+                ans = _ld_mul(ans, _ld_pow2_fac(expn))
+    # no 'p': the digits after the point are NOT scaled (R's code only scales there)
+    return _ld_to_double(ans), p
+
+
 def _strtod_scan(
     s: str, start: int = 0, *, dec: str = ".", na: bool = False, exact: bool | None = False
 ) -> tuple[float, int]:
@@ -570,50 +634,8 @@ def _strtod_scan(
         return sign * math.inf, p + 3
 
     if n - p > 2 and s[p] == "0" and s[p + 1] in "xX":  # hexadecimal
-        exph = -1
-        ans: _LD = Fraction(0)
-        sixteen = Fraction(16)
-        p += 2
-        while p < n:
-            c = s[p]
-            if c in _HEX_VALUE:
-                ans = _ld_add(_ld_mul(ans, sixteen), _HEX_VALUE[c])
-            elif c == dec:
-                exph = 0  # (a second point restarts the count, as in R)
-                p += 1
-                continue
-            else:
-                break
-            if exph >= 0:
-                exph += 4
-            p += 1
-        if exact is not False and ans > (1 << 53) - 1:
-            if exact is None:
-                warnings.warn(f'accuracy loss in conversion from "{s}" to numeric', stacklevel=2)
-            else:
-                return NA_REAL, start
-        if p < n and s[p] in "pP":
-            p += 1
-            expsign = 1
-            if p < n and s[p] in "+-":
-                expsign = -1 if s[p] == "-" else 1
-                p += 1
-            q = p
-            while p < n and s[p] in _DIGITS_SET:
-                p += 1
-            if ans != 0:
-                expn = expsign * _exp_digits(s[q:p])
-                if exph > 0:
-                    if expn - exph < -122:
-                        ans = _ld_div(ans, _ld_pow2_fac(exph))
-                    else:
-                        expn -= exph
-                if expn < 0:
-                    ans = _ld_div(ans, _ld_pow2_fac(-expn))
-                else:
-                    ans = _ld_mul(ans, _ld_pow2_fac(expn))
-        # no 'p': the digits after the point are NOT scaled (R's code only scales there)
-        return sign * _ld_to_double(ans), p
+        value, p = _strtod_hex(s, p + 2, start, dec, exact)
+        return (value if p == start else sign * value), p
 
     q = p
     while p < n and s[p] in _DIGITS_SET:
@@ -629,21 +651,11 @@ def _strtod_scan(
         expn = q - p
     if not digits:
         return NA_REAL, start
-    if exact is not False and _exceeds_2p53(digits):
-        if exact is None:
-            warnings.warn(f'accuracy loss in conversion from "{s}" to numeric', stacklevel=2)
-        else:
-            return NA_REAL, start
+    if exact is not False and _exceeds_2p53(digits) and _backs_out(s, exact, 2):
+        return NA_REAL, start
     if p < n and s[p] in "eE":
-        p += 1
-        expsign = 1
-        if p < n and s[p] in "+-":
-            expsign = -1 if s[p] == "-" else 1
-            p += 1
-        q = p
-        while p < n and s[p] in _DIGITS_SET:
-            p += 1
-        expn += expsign * _exp_digits(s[q:p])
+        e, p = _scan_exponent(s, p + 1)
+        expn += e
     return sign * _strtod_decimal(digits, expn), p
 
 
