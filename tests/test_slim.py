@@ -242,6 +242,14 @@ def test_slim_bsnsing_multiclass_and_errors():
     assert (res.tree.predict(d, type="class") == np.asarray(d["Species"].astype(object))).all()
     with pytest.raises(ValueError, match="own training rows"):
         slim_improve(m.trees[0], np.zeros((3, 1)), [0, 1, 0])
+    # a model without its training design matrix needs the training data frame
+    from pybsnsing.model import model_from_dict
+
+    bare = model_from_dict(m.to_dict(include_data=False))
+    with pytest.raises(ValueError, match="training data"):
+        slim_improve(bare, budget=60)
+    res2 = slim_improve(bare, d, budget=60, sat_timeout=5, total_time_limit=15)
+    assert (res2.tree.predict(d, type="class") == np.asarray(d["Species"].astype(object))).all()
     with pytest.raises(ValueError, match="features must be"):
         slim_improve(m.trees[0], features="nope")
 

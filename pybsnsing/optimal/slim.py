@@ -594,8 +594,10 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
             (features are column indices of ``X_bin``), with 0 training errors; or a
             bsnsing model (:class:`~pybsnsing.model.BsnsingModel`, or an
             :class:`~pybsnsing.model.MBsnsingModel`: each class's tree in turn), whose
-            own training rows are used (``X_bin`` and ``y`` must be None). See below.
-        X_bin, y: the training data (0/1 features) the tree is perfect on.
+            own training rows are used (``y`` must be None). See below.
+        X_bin, y: the training data (0/1 features) the tree is perfect on. For a
+            bsnsing model: None, or its training data frame when the model does not
+            carry its design matrix (a model read back without its data).
         budget: the paper's preset (60, 300 or 800): its sample limit c_t,
             depth limit d_t and SAT timeout t; the next three override it.
         sample_limit: c(d), the most (reduced) samples of a local instance of
@@ -638,10 +640,10 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
     from ..model import BsnsingModel, MBsnsingModel
 
     if isinstance(tree, (BsnsingModel, MBsnsingModel)):
-        if X_bin is not None or y is not None:
+        if y is not None or (X_bin is not None and not isinstance(X_bin, pd.DataFrame)):
             raise PybsnsingValueError("a bsnsing model brings its own training rows: leave "
-                                      "X_bin and y out")
-        return _slim_bsnsing(tree, features, budget=budget, sample_limit=sample_limit,
+                                      "y out (X_bin: None, or the training data frame)")
+        return _slim_bsnsing(tree, features, X_bin, budget=budget, sample_limit=sample_limit,
                              depth_limit=depth_limit, sat_timeout=sat_timeout,
                              total_time_limit=total_time_limit, solver=solver,
                              encoding=encoding, verbose=verbose)
@@ -712,7 +714,7 @@ def _purity_split(Xd: np.ndarray, y: np.ndarray) -> tuple[int, float] | None:
     return None if best is None else (best[1], best[2])
 
 
-def _bsnsing_tree(model: Any, features: str):
+def _bsnsing_tree(model: Any, features: str, data: Any = None):
     """DT-SLIM's view of a two-class :class:`~pybsnsing.model.BsnsingModel`: (root
     SatNode, 0/1 feature matrix, feature texts, labels, number of splits added to
     reach purity). Features are split-rule texts evaluated on the training design
@@ -724,10 +726,34 @@ def _bsnsing_tree(model: Any, features: str):
     if design is None:
         raise PybsnsingValueError("the bsnsing model has no design information (training "
                                   "data); DT-SLIM needs its training rows")
-    Xd = np.asarray(design.X, dtype=np.float64)
+    y = np.asarray(model.y, dtype=np.int64)
+    if data is not None:
+        # a model read back from R parts knows its fitted values, not its labels: both
+        # the design matrix and the 0/1 response come from the data
+        from ..rformat import as_character
+
+        resp = design.response_name
+        if not isinstance(data, pd.DataFrame) or resp not in data.columns:
+            raise PybsnsingValueError(
+                f"data must be the model's training data frame (with column {resp!r})")
+        data = data[data[resp].notna()]
+        one = as_character(model.ycode[1])
+        y = np.array([as_character(v) == one for v in data[resp]], dtype=np.int64)
+        root = next(nd for nd in model.nodes if nd.number == 0)
+        if len(y) != len(model.y) or int(y.sum()) != root.n1:
+            raise PybsnsingValueError(
+                f"data is not the model's training data: {len(y)} rows of which "
+                f"{int(y.sum())} of class {one!r}; the model was fitted on {len(model.y)} "
+                f"rows of which {root.n1}")
+        Xd = model._design_matrix(data, impute=True)
+    else:
+        Xd = np.asarray(design.X, dtype=np.float64)
+        if Xd.shape[0] != len(y):
+            raise PybsnsingValueError(
+                "the bsnsing model does not carry its training data (e.g. it was read "
+                "back from a file): pass the training data frame as X_bin")
     names = list(design.names)
     cols = {nm: Xd[:, j] for j, nm in enumerate(names)}
-    y = np.asarray(model.y, dtype=np.int64)
     texts: list[str] = []
     index: dict[str, int] = {}
     columns: list[np.ndarray] = []
@@ -799,13 +825,14 @@ def _drop_empty(nd: SatNode, X: np.ndarray, S: np.ndarray) -> SatNode:
     return nd
 
 
-def _bsnsing_from_sat(model: Any, root: SatNode, X: np.ndarray, texts: list[str]) -> Any:
-    """A :class:`~pybsnsing.model.BsnsingModel` with ``model``'s data, response coding,
-    control and design, and the tree ``root`` (split rules = feature texts)."""
+def _bsnsing_from_sat(model: Any, root: SatNode, X: np.ndarray, texts: list[str],
+                      y: np.ndarray) -> Any:
+    """A :class:`~pybsnsing.model.BsnsingModel` with ``model``'s response coding, control
+    and design, the training labels ``y`` (0/1) and the tree ``root`` (split rules =
+    feature texts)."""
     from ..model import BsnsingModel
     from ..tree import Node
 
-    y = np.asarray(model.y, dtype=np.int64)
     n = len(y)
     nodes: list[Node] = []
 
@@ -843,14 +870,14 @@ def _sat_root(tree: OptimalTreeModel) -> SatNode:
     return rec(0)
 
 
-def _slim_bsnsing(model: Any, features: str, **kw: Any) -> SlimResult:
+def _slim_bsnsing(model: Any, features: str, data: Any = None, **kw: Any) -> SlimResult:
     from ..model import BsnsingModel, MBsnsingModel
 
     if features not in BSNSING_FEATURES:
         raise PybsnsingValueError(f"features must be one of {BSNSING_FEATURES}, not "
                                   f"{features!r}")
     if isinstance(model, MBsnsingModel):
-        results = [_slim_bsnsing(t, features, **kw) for t in model.trees]
+        results = [_slim_bsnsing(t, features, data, **kw) for t in model.trees]
         trees = [r.tree for r in results]
         for t in trees:
             t.design = model.trees[0].design
@@ -866,9 +893,9 @@ def _slim_bsnsing(model: Any, features: str, **kw: Any) -> SlimResult:
         raise PybsnsingValueError(f"not a bsnsing model: {type(model).__name__}")
     t0 = time.perf_counter()
     bs_depth = max(nd.depth for nd in model.nodes)
-    root, X, texts, y, added = _bsnsing_tree(model, features)
+    root, X, texts, y, added = _bsnsing_tree(model, features, data)
     res = slim_improve(_drop_empty(root, X, np.arange(len(y))), X, y, **kw)
-    tree = _bsnsing_from_sat(model, _sat_root(res.tree), X, texts)
+    tree = _bsnsing_from_sat(model, _sat_root(res.tree), X, texts, y)
     if (tree.fitted_values != y).any():  # pragma: no cover - slim_improve asserts it
         raise AssertionError("DT-SLIM internal error: training errors in the bsnsing tree")
     stats = dict(res.stats, bsnsing_depth=bs_depth, purity_splits=added, features=features,
