@@ -44,6 +44,17 @@ __all__ = [
 ]
 
 
+def _crosstab(fitted: np.ndarray, actual: np.ndarray) -> pd.DataFrame:
+    """``pd.crosstab(fitted, actual)`` (names "fitted" / "actual") without its groupby."""
+    if fitted.dtype.kind not in "biu" or actual.dtype.kind not in "biu" or len(fitted) == 0:
+        return pd.crosstab(pd.Series(fitted, name="fitted"), pd.Series(actual, name="actual"))
+    fu, fi = np.unique(fitted, return_inverse=True)
+    au, ai = np.unique(actual, return_inverse=True)
+    cm = np.bincount(fi.ravel() * len(au) + ai.ravel(), minlength=len(fu) * len(au))
+    return pd.DataFrame(cm.reshape(len(fu), len(au)).astype(np.int64),
+                        index=pd.Index(fu, name="fitted"), columns=pd.Index(au, name="actual"))
+
+
 def format_confusion_matrix(cm: pd.DataFrame) -> list[str]:
     """Lines of R's ``print(table(fitted, actual))`` for a 2-D count table."""
     row_labels = [str(r) for r in cm.index]
@@ -184,9 +195,7 @@ class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
                 fprob[nd.obs] = nd.prob
         self.fitted_values = fval
         self.fitted_prob = fprob
-        self.confusion_matrix = pd.crosstab(
-            pd.Series(fval, name="fitted"), pd.Series(np.asarray(self.y), name="actual")
-        )
+        self.confusion_matrix = _crosstab(fval, np.asarray(self.y))
 
     # ----------------------------------------------------------------- basics
     @property
