@@ -57,6 +57,27 @@ class OptimalTreeNode:
         return int(self.counts.sum() - self.counts[self.prediction])
 
 
+@dataclass(frozen=True)
+class _ViewNode:
+    """A node of :meth:`OptimalTreeModel.tree_view` (the exporters' record shape)."""
+
+    number: int
+    lchild: int
+    rchild: int
+    node_class: int
+    n1: int
+    n0: int
+    split_rule: str
+
+
+@dataclass(frozen=True)
+class _TreeView:
+    """:meth:`OptimalTreeModel.tree_view`: ``nodes`` and the class labels ``ycode``."""
+
+    nodes: list[_ViewNode]
+    ycode: list[Any]
+
+
 def _py(v: Any) -> Any:
     """A JSON-ready Python scalar."""
     if isinstance(v, np.generic):
@@ -244,6 +265,45 @@ class OptimalTreeModel(OptimalTreeAccessors):
 
         fmt(self.nodes[0], 1, "root")
         return lines
+
+    # ------------------------------------------------------------------ drawing
+    def tree_view(self) -> _TreeView:
+        """The tree in the shape the exporters draw (:mod:`pybsnsing.export.view`): node
+        records with ``number`` (the node id), ``lchild``/``rchild``, ``node_class`` (the
+        prediction), ``n1``/``n0`` (rows of ``classes_[1]`` / ``classes_[0]``) and
+        ``split_rule``, the condition of the LEFT branch (the drawing's left child holds
+        the rows where the rule is true: feature = 0, i.e. ``x > q`` for a threshold
+        feature ``x<=q``), and ``ycode`` = the two class labels.
+
+        Raises:
+            PybsnsingValueError: for three or more classes (the drawing shows two).
+        """
+        if len(self.classes_) != 2:
+            raise PybsnsingValueError(
+                f"plot() draws two-class trees; this tree has {len(self.classes_)} classes "
+                "(print it, or use tree_lines())")
+        nodes = [
+            _ViewNode(number=nd.id, lchild=nd.left, rchild=nd.right,
+                      node_class=int(nd.prediction), n1=int(nd.counts[1]),
+                      n0=int(nd.counts[0]),
+                      split_rule="" if nd.is_leaf else self._condition(nd, False))
+            for nd in self.nodes
+        ]
+        return _TreeView(nodes=nodes, ycode=list(self.classes_))
+
+    def plot(self, file: str | Path | None = None, **kwargs: Any) -> Any:
+        """Draw the tree with pybsnsing's tree drawing
+        (:func:`pybsnsing.export.plot.plot_tree`, same options: ``ax``, ``figsize``,
+        ``class_colors``, ``max_depth``, ...); needs matplotlib. Each box shows the node's
+        rows ``n = N (n0 / n1)`` by class, the branch condition of its left child, and for
+        a leaf the predicted class and its share. Two-class trees only.
+
+        Returns:
+            the matplotlib Figure.
+        """
+        from ..export.plot import plot_tree
+
+        return plot_tree(self.tree_view(), file, **kwargs)
 
     def _headline(self) -> str:
         status = "optimal" if self.optimal else "not proven optimal (time limit)"
