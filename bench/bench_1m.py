@@ -1,0 +1,73 @@
+"""synthetic1m: default config and without external rules, 1 and 2 threads, peak memory.
+
+Each (method, threads) runs in a fresh worker process of ``bench_fit.py`` (data loaded
+and the kernels warmed outside the timing, then one timed fit; peak resident memory of
+the whole worker) with ``NUMBA_NUM_THREADS`` set. Prints the table with the speed-up
+from 1 to 2 threads and the issue's targets, and writes ``bench/results/synthetic1m.txt``
+and ``.csv``.
+
+    python bench/bench_1m.py [--threads 1 2] [--methods pyb-noext pyb-default]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_fit import run_worker  # noqa: E402
+
+TARGETS = {"pyb-default": 5.0, "pyb-noext": 4.0}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--methods", nargs="+", default=["pyb-noext", "pyb-default"])
+    ap.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
+    ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "synthetic1m.csv")
+    args = ap.parse_args(argv)
+    rows = []
+    lines = [f"# bench_1m.py {' '.join(argv if argv is not None else sys.argv[1:])}; "
+             f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at start"]
+    for method in args.methods:
+        for th in args.threads:
+            os.environ["NUMBA_NUM_THREADS"] = str(th)
+            spec = {"dataset": "synthetic1m", "method": method, "repeat": 1,
+                    "shared": args.shared}
+            r = run_worker(spec, args.timeout)
+            r["threads"] = th
+            rows.append(r)
+            print(r, flush=True)
+    os.environ.pop("NUMBA_NUM_THREADS", None)
+    head = f"{'method':<13}{'threads':>8}{'seconds':>9}{'peak MiB':>10}{'leaves':>8}{'target':>8}"
+    lines += [head, "-" * len(head)]
+    for r in rows:
+        tgt = TARGETS.get(r["method"], float("nan"))
+        lines.append(f"{r['method']:<13}{r['threads']:>8}{r.get('seconds') or float('nan'):>9.2f}"
+                     f"{r.get('peak_rss_mib') or float('nan'):>10.0f}{r.get('leaves', '')!s:>8}"
+                     f"{tgt:>7.0f}s  {r.get('note', '')}")
+    for method in args.methods:
+        t = {r["threads"]: r.get("seconds") for r in rows if r["method"] == method}
+        if t.get(1) and t.get(2):
+            lines.append(f"{method}: speed-up 1 -> 2 threads {t[1] / t[2]:.2f}x (target >= 1.7)")
+    lines.append("peak memory target: <= 1024 MiB")
+    print("\n".join(lines))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", newline="") as fh:
+        keys = sorted({k for r in rows for k in r})
+        w = csv.DictWriter(fh, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    args.out.with_suffix(".txt").write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
