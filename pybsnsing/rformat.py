@@ -38,7 +38,7 @@ import math
 import re
 import struct
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -409,31 +409,30 @@ def _ld_to_double(a: _LD) -> float:
     return math.ldexp(m, e)
 
 
-@functools.lru_cache(maxsize=2048)
-def _ld_pow10_fac(n: int) -> _LD:
-    """``fac`` of R_strtod5 for ``expn = +-n`` (``-307 <= expn``): ``10**n`` by repeated
-    squaring in long double (``fac *= p10; p10 *= p10``; exact up to ``n = 27``)."""
+def _ld_pow10_steps(n: int, step: Callable[[_LD, _LD], _LD]) -> _LD:
+    """R_strtod5's loop ``for (n = expn, p10 = 10.; n; n >>= 1, p10 *= p10) if (n & 1)
+    fac = step(fac, p10)`` in long double."""
     p10: _LD = Fraction(10)
     fac: _LD = Fraction(1)
     while n:
         if n & 1:
-            fac = _ld_mul(fac, p10)
+            fac = step(fac, p10)
         n >>= 1
         p10 = _ld_mul(p10, p10)
     return fac
+
+
+@functools.lru_cache(maxsize=2048)
+def _ld_pow10_fac(n: int) -> _LD:
+    """``fac`` of R_strtod5 for ``expn = +-n`` (``-307 <= expn``): ``10**n`` by repeated
+    squaring in long double (``fac *= p10; p10 *= p10``; exact up to ``n = 27``)."""
+    return _ld_pow10_steps(n, _ld_mul)
 
 
 @functools.lru_cache(maxsize=512)
 def _ld_pow10_inv_fac(n: int) -> _LD:
     """``fac`` of R_strtod5's underflow branch (``expn < -307``): ``fac /= p10``."""
-    p10: _LD = Fraction(10)
-    fac: _LD = Fraction(1)
-    while n:
-        if n & 1:
-            fac = _ld_div(fac, p10)
-        n >>= 1
-        p10 = _ld_mul(p10, p10)
-    return fac
+    return _ld_pow10_steps(n, _ld_div)
 
 
 def _ld_pow2_fac(n: int) -> _LD:

@@ -42,14 +42,21 @@ class SearchResult:
     n0: int
 
 
-def as_binary_matrix(B: Any) -> np.ndarray:
-    """Validate a 0/1 matrix and return it as C-contiguous uint8."""
-    arr = np.asarray(B)
+def _numeric_array(value: Any, name: str) -> np.ndarray:
+    """``value`` as an array; an object array is converted to float64 (or refused)."""
+    arr = np.asarray(value)
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
         except (TypeError, ValueError) as exc:
-            raise PybsnsingTypeError("B must hold numbers 0/1, got non-numeric entries") from exc
+            raise PybsnsingTypeError(
+                f"{name} must hold numbers 0/1, got non-numeric entries") from exc
+    return arr
+
+
+def as_binary_matrix(B: Any) -> np.ndarray:
+    """Validate a 0/1 matrix and return it as C-contiguous uint8."""
+    arr = _numeric_array(B, "B")
     if arr.ndim != 2:
         raise PybsnsingValueError(f"B must be a 2-D 0/1 matrix, got {arr.ndim} dimension(s)")
     n, m = arr.shape
@@ -74,12 +81,7 @@ def as_binary_matrix(B: Any) -> np.ndarray:
 
 def as_binary_vector(y: Any, n: int) -> np.ndarray:
     """Validate the 0/1 response and return it as uint8."""
-    arr = np.asarray(y)
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise PybsnsingTypeError("y must hold numbers 0/1, got non-numeric entries") from exc
+    arr = _numeric_array(y, "y")
     if arr.ndim != 1:
         raise PybsnsingValueError(f"y must be 1-D, got {arr.ndim} dimension(s)")
     if arr.shape[0] != n:

@@ -124,6 +124,19 @@ def _positive_mask(labels: np.ndarray, pos_label: Any) -> tuple[np.ndarray, Any]
     return np.fromiter(hits, dtype=bool, count=len(labels)), pos_label
 
 
+def _checked_inputs(labels: Any, scores: Any, pos_label: Any) -> tuple[np.ndarray, np.ndarray, Any]:
+    """The scores as float64, the positive-row mask and the positive label, after checking
+    that labels and scores are 1-D, of one length and not empty."""
+    lab = _as_label_array(labels)
+    sc = np.asarray(scores, dtype=np.float64)
+    if sc.ndim != 1 or lab.shape[0] != sc.shape[0]:
+        raise PybsnsingValueError("labels and scores must be 1-D and of the same length")
+    if sc.shape[0] == 0:
+        raise PybsnsingValueError("need at least one observation")
+    is_pos, pos_label = _positive_mask(lab, pos_label)
+    return sc, is_pos, pos_label
+
+
 def ROC_func(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
     """ROC curve and AUC exactly as R bsnsing's ``ROC_func`` (order-dependent on ties).
 
@@ -152,14 +165,8 @@ def ROC_func(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
     -----
     Ties in score keep the input row order (no averaging); see the module docstring.
     """
-    lab = _as_label_array(labels)
-    sc = np.asarray(scores, dtype=np.float64)
-    if sc.ndim != 1 or lab.shape[0] != sc.shape[0]:
-        raise PybsnsingValueError("labels and scores must be 1-D and of the same length")
+    sc, is_pos, pos_label = _checked_inputs(labels, scores, pos_label)
     n = sc.shape[0]
-    if n == 0:
-        raise PybsnsingValueError("need at least one observation")
-    is_pos, pos_label = _positive_mask(lab, pos_label)
 
     order = np.argsort(-sc, kind="stable")  # NaN last, ties in row order
     pos = is_pos[order]
@@ -218,14 +225,8 @@ def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
         ``auc`` (NaN, with a :class:`RuntimeWarning`, when only one class is present);
         the curve at the distinct scores, highest first.
     """
-    lab = _as_label_array(labels)
-    sc = np.asarray(scores, dtype=np.float64)
-    if sc.ndim != 1 or lab.shape[0] != sc.shape[0]:
-        raise PybsnsingValueError("labels and scores must be 1-D and of the same length")
+    sc, is_pos, pos_label = _checked_inputs(labels, scores, pos_label)
     n = sc.shape[0]
-    if n == 0:
-        raise PybsnsingValueError("need at least one observation")
-    is_pos, pos_label = _positive_mask(lab, pos_label)
     order = np.argsort(-sc, kind="stable")  # NaN last
     ranked = sc[order]
     pos = is_pos[order].astype(np.int64)
