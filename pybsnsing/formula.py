@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,6 +132,16 @@ def _tokenize(text: str) -> list[_Tok]:
 # ---------------------------------------------------------------------------
 
 
+def _union_variables(parts: Sequence[Expr]) -> list[str]:
+    """The variables of ``parts``, each once, in order of first appearance."""
+    out: list[str] = []
+    for part in parts:
+        for v in part.variables():
+            if v not in out:
+                out.append(v)
+    return out
+
+
 @dataclass(frozen=True)
 class Expr:
     """A node of an arithmetic expression.
@@ -167,12 +178,7 @@ class Expr:
         """The column names used, in order of first use."""
         if self.kind == "var":
             return [self.value]
-        out: list[str] = []
-        for a in self.args:
-            for v in a.variables():
-                if v not in out:
-                    out.append(v)
-        return out
+        return _union_variables(self.args)
 
 
 class _Parser:
@@ -359,12 +365,7 @@ class Term:
         return self.factors[0].value
 
     def variables(self) -> list[str]:
-        out: list[str] = []
-        for f in self.factors:
-            for v in f.variables():
-                if v not in out:
-                    out.append(v)
-        return out
+        return _union_variables(self.factors)
 
 
 @dataclass

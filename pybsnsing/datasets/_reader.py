@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any
 
 import numpy as np
@@ -152,22 +152,23 @@ def _parse_complex(cand: list[str]) -> list[complex] | None:
     return out
 
 
-def _is_real_na(v: str) -> bool:
-    """``Strtod(v, NA = TRUE)`` reads all of ``v`` (R's type screening)."""
+def _reads_all(parse: Callable[..., Any], v: str) -> bool:
+    """``parse(v, na=True)`` reads all of ``v`` (raises no ValueError)."""
     try:
-        r_strtod(v, na=True)
+        parse(v, na=True)
     except ValueError:
         return False
     return True
+
+
+def _is_real_na(v: str) -> bool:
+    """``Strtod(v, NA = TRUE)`` reads all of ``v`` (R's type screening)."""
+    return _reads_all(r_strtod, v)
 
 
 def _is_complex_na(v: str) -> bool:
     """``strtoc(v, NA = TRUE)`` reads all of ``v`` (R's type screening)."""
-    try:
-        r_strtoc(v, na=True)
-    except ValueError:
-        return False
-    return True
+    return _reads_all(r_strtoc, v)
 
 
 def _convert_column(
