@@ -679,6 +679,62 @@ def _run_starts(ox: np.ndarray) -> np.ndarray:
     return np.flatnonzero(d)
 
 
+def _true_factor_block(j: int, name: str, ordj: np.ndarray, ox: np.ndarray,
+                       levels: list[str], nseg_factor: int, bin_size: int,
+                       ow: np.ndarray | None) -> tuple[int, _Block]:
+    """The block of a true factor column (values are level codes) and its section in R's
+    question order (2: binary, labels 0/1; 1: factor)."""
+    n = ox.shape[0]
+    starts = _run_starts(ox)
+    codes = ox[starts]
+    if (codes < 0).any() or (codes >= len(levels)).any() or (codes % 1 != 0).any():
+        raise PybsnsingValueError(f"factor column {name!r} holds invalid level codes")
+    if all(levels[int(c)] in ("0", "1") for c in codes):
+        # R's binary test sees the labels: a factor with labels 0/1 is binary
+        ends = np.append(starts[1:], n)
+        hits = [[u for u, c in enumerate(codes.tolist()) if levels[int(c)] == v]
+                for v in ("0", "1")]
+        return 2, _Block(
+            j, np.array([BIN0, BIN1], np.int8), np.array([0.0, 1.0]),
+            np.full(2, -1, _I64), np.array([len(h) for h in hits], _I64),
+            starts[hits[0] + hits[1]].astype(_I64), ends[hits[0] + hits[1]].astype(_I64),
+            np.arange(2, dtype=_I64), {})
+    _check_nseg_factor(name, starts.shape[0], nseg_factor)
+    return 1, _factor_block(j, name, ordj, ox, starts, bin_size, levels, ow)
+
+
+def _numeric_blocks(sec: tuple[list[_Block], list[_Block], list[_Block]], j: int, name: str,
+                    ordj: np.ndarray, ox: np.ndarray, y: np.ndarray, target: int, *,
+                    segments: int, num2factor: int, nseg_factor: int, bin_size: int,
+                    node_size: float, keep_perfect: bool, ow: np.ndarray | None) -> None:
+    """Append the blocks of a numeric column to the sections of R's question order
+    (0: inequalities, 1: factor-like equalities, 2: binary)."""
+    n = ox.shape[0]
+    lo_v, hi_v = ox[0], ox[-1]
+    if (lo_v == 0.0 or lo_v == 1.0) and (hi_v == 0.0 or hi_v == 1.0):
+        # at most the two values 0 and 1 when no value lies strictly between
+        k0 = int(np.searchsorted(ox, 0.0, side="right"))
+        k1 = int(np.searchsorted(ox, 1.0, side="left"))
+        if k0 == k1:  # x==0: the first k0 positions, x==1: the rest
+            sec[2].append(_single_block(j, [BIN0, BIN1], [0.0, 1.0], [0, k0], [k0, n]))
+            return
+    oy = y.take(ordj)
+    res = _cuts_sorted(ox, oy, target, segments, node_size, ow)
+    if res.kind == "cuts":
+        sec[0].append(_ineq_block(j, ox, res.gt, res.lt))
+    elif res.kind == "perfect" and keep_perfect:
+        c = res.perfect_cut
+        if res.perfect_op == ">=":
+            blk = _single_block(j, [GE], [c], [int(np.searchsorted(ox, c, "left"))], [n])
+        else:
+            blk = _single_block(j, [LE], [c], [0], [int(np.searchsorted(ox, c, "right"))])
+        sec[0].append(blk)
+    nuniq = 1 + int(np.count_nonzero(ox[1:] != ox[:-1])) if n else 0
+    if nuniq <= num2factor:
+        _check_nseg_factor(name, nuniq, nseg_factor)
+        sec[1].append(_factor_block(j, name, ordj, ox, _run_starts(ox), bin_size, None, ow))
+
+
 def question_set_from_orders(
     X: np.ndarray,
     y: np.ndarray,
@@ -729,49 +785,12 @@ def question_set_from_orders(
         ow = None if weights is None else weights.take(ordj)
         name = names[j]
         if j in fcols:
-            levels = fcols[j]
-            starts = _run_starts(ox)
-            codes = ox[starts]
-            if (codes < 0).any() or (codes >= len(levels)).any() or (codes % 1 != 0).any():
-                raise PybsnsingValueError(f"factor column {name!r} holds invalid level codes")
-            if all(levels[int(c)] in ("0", "1") for c in codes):
-                # R's binary test sees the labels: a factor with labels 0/1 is binary
-                ends = np.append(starts[1:], n)
-                hits = [[u for u, c in enumerate(codes.tolist()) if levels[int(c)] == v]
-                        for v in ("0", "1")]
-                sec[2].append(_Block(
-                    j, np.array([BIN0, BIN1], np.int8), np.array([0.0, 1.0]),
-                    np.full(2, -1, _I64), np.array([len(h) for h in hits], _I64),
-                    starts[hits[0] + hits[1]].astype(_I64), ends[hits[0] + hits[1]].astype(_I64),
-                    np.arange(2, dtype=_I64), {}))
-                continue
-            _check_nseg_factor(name, starts.shape[0], nseg_factor)
-            sec[1].append(_factor_block(j, name, ordj, ox, starts, bin_size, levels, ow))
+            k, blk = _true_factor_block(j, name, ordj, ox, fcols[j], nseg_factor, bin_size, ow)
+            sec[k].append(blk)
             continue
-        lo_v, hi_v = ox[0], ox[-1]
-        if (lo_v == 0.0 or lo_v == 1.0) and (hi_v == 0.0 or hi_v == 1.0):
-            # at most the two values 0 and 1 when no value lies strictly between
-            k0 = int(np.searchsorted(ox, 0.0, side="right"))
-            k1 = int(np.searchsorted(ox, 1.0, side="left"))
-            if k0 == k1:  # x==0: the first k0 positions, x==1: the rest
-                sec[2].append(_single_block(j, [BIN0, BIN1], [0.0, 1.0], [0, k0], [k0, n]))
-                continue
-        oy = y.take(ordj)
-        res = _cuts_sorted(ox, oy, target, segments, node_size, ow)
-        if res.kind == "cuts":
-            sec[0].append(_ineq_block(j, ox, res.gt, res.lt))
-        elif res.kind == "perfect" and keep_perfect:
-            c = res.perfect_cut
-            if res.perfect_op == ">=":
-                blk = _single_block(j, [GE], [c], [int(np.searchsorted(ox, c, "left"))], [n])
-            else:
-                blk = _single_block(j, [LE], [c], [0], [int(np.searchsorted(ox, c, "right"))])
-            sec[0].append(blk)
-        nuniq = 1 + int(np.count_nonzero(ox[1:] != ox[:-1])) if n else 0
-        if nuniq <= num2factor:
-            _check_nseg_factor(name, nuniq, nseg_factor)
-            sec[1].append(_factor_block(j, name, ordj, ox, _run_starts(ox), bin_size, None,
-                                        ow))
+        _numeric_blocks(sec, j, name, ordj, ox, y, target, segments=segments,
+                        num2factor=num2factor, nseg_factor=nseg_factor, bin_size=bin_size,
+                        node_size=node_size, keep_perfect=keep_perfect, ow=ow)
     return _assemble([b for s in sec for b in s], ordm, names)
 
 
@@ -801,6 +820,35 @@ def _assemble(blocks: list[_Block], ordm: np.ndarray, names: Sequence[str]) -> Q
                        kinds=np.concatenate([b.kinds for b in blocks]),
                        values=np.concatenate([b.values for b in blocks]), names=names,
                        labels=labels, ranges=ranges)
+
+
+def _factor_map(factor_cols: Sequence[int] | None,
+                factor_levels: Sequence[Sequence[Any]] | None) -> dict[int, list[str]]:
+    """``{column: level labels}`` of :func:`node_questions`' factor columns."""
+    fcols: dict[int, list[str]] = {}
+    if factor_cols is not None:
+        if factor_levels is None or len(factor_levels) != len(factor_cols):
+            raise PybsnsingValueError("factor_levels must give the levels of every factor column")
+        for j, levs in zip(factor_cols, factor_levels, strict=True):
+            fcols[int(j)] = [str(v) for v in levs]
+    return fcols
+
+
+def _order_matrix(X: np.ndarray, orders: Sequence[np.ndarray | None] | None) -> np.ndarray:
+    """(p, n) stable sort orders of the columns of ``X``; a given ``orders[j]`` is used as
+    it is (checked for its shape only)."""
+    n, p = X.shape
+    ordm = np.empty((p, n), dtype=_I64)
+    for j in range(p):
+        order = orders[j] if orders is not None else None
+        if order is None:
+            ordm[j] = np.argsort(X[:, j], kind="stable")
+        else:
+            if np.shape(order) != (n,):
+                raise PybsnsingValueError(
+                    f"orders[{j}] has shape {np.shape(order)}, expected ({n},)")
+            ordm[j] = order
+    return ordm
 
 
 def node_questions(
@@ -867,22 +915,8 @@ def node_questions(
         bad = [names[j] for j in range(p) if np.isnan(X[:, j]).any()]
         raise PybsnsingValueError(f"missing values (NaN) in column(s) {bad}; impute them first")
     _check_two_classes(yv)
-    fcols: dict[int, list[str]] = {}
-    if factor_cols is not None:
-        if factor_levels is None or len(factor_levels) != len(factor_cols):
-            raise PybsnsingValueError("factor_levels must give the levels of every factor column")
-        for j, levs in zip(factor_cols, factor_levels, strict=True):
-            fcols[int(j)] = [str(v) for v in levs]
-    ordm = np.empty((p, n), dtype=_I64)
-    for j in range(p):
-        order = orders[j] if orders is not None else None
-        if order is None:
-            ordm[j] = np.argsort(X[:, j], kind="stable")
-        else:
-            if np.shape(order) != (n,):
-                raise PybsnsingValueError(
-                    f"orders[{j}] has shape {np.shape(order)}, expected ({n},)")
-            ordm[j] = order
+    fcols = _factor_map(factor_cols, factor_levels)
+    ordm = _order_matrix(X, orders)
     qs = question_set_from_orders(
         X, yv, ordm, names, target, segments=r_segments(nseg_numeric),
         num2factor=num2factor, nseg_factor=nseg_factor, bin_size=bin_size,
