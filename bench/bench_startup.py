@@ -27,6 +27,7 @@ Usage::
 
     python bench/bench_startup.py [--runs 5] [--repeat 20] [--dataset BreastCancer] [--cold]
     python bench/bench_startup.py --cold-only [--top 5]      # just the empty-cache profile
+    python bench/bench_startup.py --cold-only --child 0      # ... never a compile child
 
 Prints the medians (and min/max) over ``--runs`` processes.
 """
@@ -115,11 +116,21 @@ steps = [("import pybsnsing + load data", time.perf_counter() - t, time.process_
           {}, {}, {})]
 
 
+def _child_cpu():
+    try:  # CPU seconds reported by the first fit's compile child (pybsnsing._warmup)
+        from pybsnsing._warmup import child_cpu
+        return child_cpu()
+    except ImportError:
+        return 0.0
+
+
 def step(label, fn):
     fam_time.clear(); kern_time.clear(); nsig.clear()
-    t, c = time.perf_counter(), time.process_time()
+    t, c, ch = time.perf_counter(), time.process_time(), _child_cpu()
     fn()
-    steps.append((label, time.perf_counter() - t, time.process_time() - c, dict(fam_time),
+    fam = dict(fam_time)
+    fam["child"] = _child_cpu() - ch
+    steps.append((label, time.perf_counter() - t, time.process_time() - c, fam,
                   dict(kern_time), dict(nsig)))
 
 
@@ -169,6 +180,11 @@ step("multi-class (iris)", lambda: pybsnsing.bsnsing("Species ~ .", ir))
 step("parallel code paths (max_rules=4)", big)
 step("first murtree_fit (depth 3)", mt_fit)
 step("first murtree (formula, BreastCancer)", mt_formula)
+try:  # the compile child's stages not waited for yet (none when the steps used them all)
+    from pybsnsing._warmup import STAGES, wait_stage
+    step("(rest of the compile child)", lambda: wait_stage(STAGES[-1]))
+except ImportError:
+    pass
 print(json.dumps(steps))
 """
 
@@ -197,35 +213,44 @@ def _stats(xs: list[float]) -> str:
             f"{len(xs)} runs)")
 
 
-def cold_profile(top: int = 4) -> str:
-    """The ``--cold`` table: one fresh process, empty numba cache, every setting in turn."""
+def cold_profile(top: int = 4, child: str = "auto") -> str:
+    """The ``--cold`` table: one fresh process, empty numba cache, every setting in turn
+    (``child``: ``PYBSNSING_PARALLEL_COMPILE``, i.e. whether the first fit compiles half of
+    its kernels in a child process: "auto" when a core is idle, "1" always, "0" never)."""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "NUMBA_CACHE_DIR": tmp, "PYBSNSING_QUIET_COMPILE": "1"}
+        env = {**os.environ, "NUMBA_CACHE_DIR": tmp, "PYBSNSING_QUIET_COMPILE": "1",
+               "PYBSNSING_PARALLEL_COMPILE": child}
         t = time.perf_counter()
         out = _run(_COLD, env=env)[1]
         total = time.perf_counter() - t
     steps = json.loads(out.strip().splitlines()[-1])
-    seen = {f for step in steps for f in step[3]}
+    seen = {f for step in steps for f in step[3]} - {"child"}
     order = ("binarize", "packing", "enum", "rpart", "murtree", "dpdt")
     fams = tuple(f for f in order if f in seen or f in ("binarize", "enum", "rpart",
                                                         "murtree"))
     fams += tuple(sorted(seen - set(order) - {"other"})) + ("other",)
     lines = ["one fresh process, EMPTY numba cache (NUMBA_CACHE_DIR=<tmp>); seconds: wall and "
-             "CPU of the step, its numba compile time (CPU) in all and by kernel family",
+             "CPU of the step, its numba compile time (CPU) in all and by kernel family;",
+             "child: CPU of the compile child process (pybsnsing._warmup.cold_start) for the "
+             "stages it finished during the step",
              f"{'step':42s} {'wall':>6s} {'cpu':>6s} {'compile':>7s} "
-             + " ".join(f"{f:>8s}" for f in fams)]
+             + " ".join(f"{f:>8s}" for f in fams) + f" {'child':>6s}"]
+    child_total = 0.0
     for label, wall, cpu, fam, kern, nsig in steps:
+        child = fam.pop("child", 0.0)
+        child_total += child
         comp = sum(fam.values())
         lines.append(f"{label:42s} {wall:6.2f} {cpu:6.2f} {comp:7.2f} "
-                     + " ".join(f"{fam.get(f, 0.0):8.2f}" for f in fams))
+                     + " ".join(f"{fam.get(f, 0.0):8.2f}" for f in fams) + f" {child:6.2f}")
         slow = sorted(kern.items(), key=lambda kv: -kv[1])[:top]
         if slow and comp > 0.05:
             lines.append(" " * 6 + "slowest: " + ", ".join(
                 f"{k} {v:.2f}" + (f" ({nsig[k]} sigs)" if nsig.get(k, 1) > 1 else "")
                 for k, v in slow))
     lines.append(f"whole process (python start-up included): {total:.2f} s wall; load average "
-                 f"before: {load:.2f} (a loaded machine stretches wall times, not CPU times)")
+                 f"before: {load:.2f} (a loaded machine stretches wall times, not CPU times); "
+                 f"compile child: {child_total:.2f} s CPU")
     return "\n".join(lines)
 
 
@@ -239,9 +264,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cold-only", action="store_true",
                     help="only the empty-cache profile")
     ap.add_argument("--top", type=int, default=4, help="slowest kernels listed per step")
+    ap.add_argument("--child", choices=("auto", "0", "1"), default="auto",
+                    help="PYBSNSING_PARALLEL_COMPILE of the cold profile: compile half of the "
+                         "first fit's kernels in a child process when a core is idle (auto), "
+                         "always (1) or never (0)")
     args = ap.parse_args(argv)
     if args.cold_only:
-        print(cold_profile(args.top))
+        print(cold_profile(args.top, args.child))
         return 0
 
     bare = [_run("pass")[0] for _ in range(args.runs)]
@@ -278,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                 cold.append(json.loads(out)["first_fit"])
         print(f"  first fit, EMPTY numba cache (compile): {_stats(cold)}")
         print()
-        print(cold_profile(args.top))
+        print(cold_profile(args.top, args.child))
     return 0
 
 

@@ -20,11 +20,14 @@ first use.
 from __future__ import annotations
 
 import functools
+import os
+import subprocess
+import sys
 import time
 
 import numpy as np
 
-__all__ = ["warmup"]
+__all__ = ["warmup", "cold_start"]
 
 
 def _tiny(n: int, seed: int = 0) -> tuple[np.ndarray, list[str], np.ndarray]:
@@ -59,6 +62,8 @@ def warmup(optimal: bool = True, verbose: bool = False) -> dict[str, float]:
         seconds spent per part (``binarize``, ``tree``, ``enum``, ``parallel``,
         ``external``, ``optimal``).
     """
+    global _cold_checked
+    _cold_checked = True  # everything is compiled here: no child process (cold_start)
     from . import search
     from .control import bscontrol
     from .questions import node_questions
@@ -117,3 +122,210 @@ def warmup(optimal: bool = True, verbose: bool = False) -> dict[str, float]:
     if verbose:
         print("pybsnsing.warmup: " + ", ".join(f"{k} {v:.2f}s" for k, v in times.items()))
     return times
+
+
+# ---------------------------------------------------------------------------------------
+# the first fit after an install: the tree's kernels compiled in two processes
+#
+# With an empty numba cache the first fit compiles the tree's kernels one after the other
+# in one thread (numba compiles serially). They fall in two independent halves of similar
+# size: the rpart replay of the external questions, and the rest (rpart's column sort,
+# question packing, the ENUM search, cut thinning). :func:`cold_start` (run by the first
+# import of :mod:`pybsnsing.kernels.packing`, i.e. the first tree node) starts a child
+# process that compiles the first half while this process compiles the second, both on
+# tiny problems through the grower's own code paths (so with a real fit's argument types),
+# and waits until the child reports its half done: the fit then loads every kernel from
+# the cache that the two processes wrote. The child goes on, at low priority, with the
+# kernels of the other settings (max_rules 3, then 4, then the parallel kernels of large
+# nodes); a search that needs one of those first waits for the child's stage
+# (:func:`wait_stage`) instead of compiling the same kernels a second time.
+#
+# With an idle second core this shortens the first fit's compile pause (to the larger half)
+# and hides the later ones. On a machine whose cores are all busy it does not help: the
+# scheduler gives the two processes together about the share one would get, and the child
+# adds an interpreter start-up (measured on the project's shared 2-core machine at load
+# 6-8: the first fit took longer with the child than without). So the child is started only
+# when the load average leaves a core idle.
+
+#: set in the child process (it must not start another one)
+_CHILD_ENV = "PYBSNSING_COLD_CHILD"
+#: "0": never start the child (kernels compiled on demand, in-process); "1": start it
+#: whatever the load; unset or "auto": start it when a core is idle (:func:`_spare_core`)
+_PARALLEL_ENV = "PYBSNSING_PARALLEL_COMPILE"
+#: the child's stages, in order: the fit's first half, then the other settings' kernels
+STAGES = ("tree", "mr3", "mr4", "parallel")
+_cold_checked = False
+_child: subprocess.Popen | None = None
+_done: dict[str, float] = {}  # stage -> the child's CPU seconds when it finished it
+
+
+def _spare_core() -> bool:
+    """True when this machine has at least two cores and a load average that leaves one
+    of them idle (True where there is no load average to read)."""
+    try:
+        ncpu = len(os.sched_getaffinity(0))
+    except AttributeError:
+        ncpu = os.cpu_count() or 1
+    if ncpu < 2:
+        return False
+    try:
+        return os.getloadavg()[0] <= ncpu - 1
+    except (AttributeError, OSError):
+        return True
+
+
+def _in_cache(disp) -> bool:
+    """True when numba's cache holds a fresh entry for the dispatcher ``disp`` (also when
+    it cannot tell, or caching is off: then there is nothing to prepare)."""
+    try:
+        return bool(disp._cache._cache_file._load_index())
+    except Exception:
+        return True
+
+
+def _first_half() -> None:
+    """The child's share of a first default fit: the rpart replay of a node's external
+    questions (:func:`pybsnsing.external.node_external`) and their packing, with the
+    grower's own arrays. ``_partition_tree`` goes first, so that the parent process has
+    compiled rpart's column sort (:func:`_second_half`) by the time the child needs it."""
+    from .control import bscontrol
+    from .kernels import rpart as R
+    from .questions import NodeRows
+    from .tree import _Grower
+
+    X, names, y = _tiny(200)
+    g = _Grower(X, names, y, bscontrol(), 1)
+    ordm = g.root_orders()
+    n, p = X.shape
+    xt = np.ascontiguousarray(g.X.T)
+    yf = g.y.astype(np.float64)
+    # an empty partition (no rows: returns at once), argument types as rpart_anova_rows's
+    i64 = np.zeros(5, dtype=np.int64)
+    R._partition_tree(xt, yf, np.zeros((p, n), dtype=np.int64), i64, np.zeros(2),
+                      np.full((3, 5), -1, dtype=np.int64), np.zeros((3, 2)), i64.copy(),
+                      np.zeros(5), np.zeros(5), i64.copy(), i64.copy(),
+                      np.zeros(n, dtype=np.uint8), np.zeros(n + 1, dtype=np.int64),
+                      np.array([1, 0], dtype=np.int64), np.zeros(n + 1))
+    rows = np.arange(n, dtype=np.int64)
+    ext = g._external(rows, ordm, True)
+    if ext.m > 0:
+        Xp = np.zeros((ext.m, 1), dtype=np.uint64)
+        Xn = np.zeros((ext.m, 1), dtype=np.uint64)
+        ext.pack_node(NodeRows(ordm, rows, g.slot, g.pos), Xp, Xn, 0)
+
+
+def _second_half() -> None:
+    """This process's share: rpart's column sort, then a tiny fit without external
+    questions (question packing, the ENUM search of max_rules 2, cut thinning)."""
+    from .control import bscontrol
+    from .kernels import rpart as R
+    from .tree import _Grower, grow_tree
+
+    X, names, y = _tiny(200)
+    g = _Grower(X, names, y, bscontrol(), 1)
+    xt = np.ascontiguousarray(g.X.T)
+    R.sort_columns_from_rows(xt, g.root_orders(), np.arange(X.shape[0], dtype=np.int64))
+    grow_tree(X, names, y, bscontrol(import_external=False))
+
+
+def _later_stage(stage: str) -> None:
+    """The child's background stages: the kernels of max_rules 3, of max_rules 4 (stored
+    levels, general last level), and the parallel kernels of large nodes."""
+    from .control import bscontrol
+    from .tree import grow_tree
+
+    X, names, y = _tiny(200)
+    if stage in ("mr3", "mr4"):
+        grow_tree(X, names, y, bscontrol(max_rules=3 if stage == "mr3" else 4))
+        return
+    from . import search
+
+    # every chunk and Gram matrix counted in parallel, however small (as on large nodes)
+    driver = search._enum_packed
+    search._enum_packed = functools.partial(
+        driver, tuning=search._EnumTuning(par_min_slots=1, gram_par_work=0))
+    try:
+        grow_tree(X, names, y, bscontrol(max_rules=4))
+    finally:
+        search._enum_packed = driver
+
+
+def _child_main() -> None:  # pragma: no cover - runs in the child process
+    _first_half()
+    print("tree", time.process_time(), flush=True)
+    try:
+        os.nice(10)  # the rest runs in the background: leave the CPU to the fit
+    except (AttributeError, OSError):
+        pass
+    for stage in STAGES[1:]:
+        _later_stage(stage)
+        print(stage, time.process_time(), flush=True)
+
+
+def _read_until(stage: str) -> None:
+    """Read the child's progress lines until ``stage`` is done or the child has ended."""
+    global _child
+    child = _child
+    while child is not None and stage not in _done:
+        line = child.stdout.readline() if child.stdout is not None else ""
+        if not line:  # the child ended (or failed): compile whatever is left on demand
+            child.wait()
+            _child = None
+            return
+        name, _, cpu = line.strip().partition(" ")
+        try:
+            _done[name] = float(cpu)
+        except ValueError:
+            pass
+
+
+def wait_stage(stage: str) -> None:
+    """Wait until the background child has compiled the kernels of ``stage`` (one of
+    :data:`STAGES`); returns at once when there is no child (the usual case)."""
+    if _child is not None:
+        _read_until(stage)
+
+
+def child_cpu() -> float:
+    """CPU seconds the child reported so far (0.0 without a child): for the benchmarks."""
+    return max(_done.values(), default=0.0)
+
+
+def cold_start() -> None:
+    """Compile the tree's kernels in two processes when the numba cache is empty.
+
+    Run once per process, before the first tree node; a no-op (a few file checks) when
+    the kernels are cached already, in the child itself, under :func:`warmup`, when no
+    core is idle (``PYBSNSING_PARALLEL_COMPILE=1`` starts the child anyway, ``=0``
+    never), or when a child process cannot be started: the fit then compiles on demand,
+    in this process.
+    """
+    global _cold_checked, _child
+    if _cold_checked:
+        return
+    _cold_checked = True
+    mode = os.environ.get(_PARALLEL_ENV, "auto")
+    if os.environ.get(_CHILD_ENV) or mode == "0" or (mode != "1" and not _spare_core()):
+        return
+    try:
+        from .kernels import rpart
+
+        if _in_cache(rpart.rpart_anova_rows):
+            return
+        pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env = dict(os.environ)
+        env[_CHILD_ENV] = "1"
+        env["PYBSNSING_QUIET_COMPILE"] = "1"
+        env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"]
+                                          if env.get("PYTHONPATH") else "")
+        _child = subprocess.Popen(
+            [sys.executable, "-c", "from pybsnsing._warmup import _child_main; _child_main()"],
+            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True)
+    except Exception:  # no interpreter to start, no numba cache: compile on demand
+        _child = None
+        return
+    try:
+        _second_half()
+    finally:
+        _read_until("tree")

@@ -342,10 +342,10 @@ def test_kernels_compile_once():
     # the same argument types); the level drivers get a second one only when a level is
     # large enough for the parallel code (par=True instead of None)
     for disp in (K.popcount_rows, K._gram_serial, K._gram_parallel, K.level_one,
-                 K.level_two, K._stored_phase1, K._last_phase1, K._last_phase1_k2,
-                 K._fill_chunk, K._grow1, K._grow2):
+                 K._stored_phase1, K._last_phase1, K._last_phase1_k2, K._fill_chunk):
         assert len(disp.signatures) <= 1, disp
-    for disp in (K._extend_level, K._last_level):
+    # level 2 gets a second one when it stores its children (store=True instead of None)
+    for disp in (K._extend_level, K._last_level, K._level_two):
         assert len(disp.signatures) <= 2, disp
         assert len({str(s[:-3]) for s in disp.signatures}) <= 1, disp
 

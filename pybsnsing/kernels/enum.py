@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .._warmup import wait_stage
 from .bits import popcnt
 
 __all__ = [
@@ -234,6 +235,7 @@ def gram_counts(X, parallel):
     m = X.shape[0]
     G = np.zeros((m, m), np.int32)
     if parallel:
+        wait_stage("parallel")  # a first fit's background compile (pybsnsing._warmup)
         _gram_parallel(X, G)
     else:
         _gram_serial(X, G)
@@ -310,7 +312,6 @@ def _grow2(a, n):
     return b
 
 
-@njit(cache=True, error_model="numpy")
 def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size, nsgc,
               store):
     """Level 2 (rules of two questions), exact from the Gram matrices, sequential.
@@ -319,10 +320,25 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
     false (the last level) the kept children are not collected.
 
     Returns ``(ccols, cfp, cfn, ctau2, vb2, best_p, best_j, neval)``.
+
+    The kernel gets ``store`` as ``True`` or ``None``: with ``None`` (max_rules 2, the
+    default) numba prunes the storing code before compiling it.
     """
+    if store:
+        wait_stage("mr3")  # a first fit's background compile (pybsnsing._warmup)
+    return _level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size,
+                      nsgc, True if store else None)
+
+
+@njit(cache=True, error_model="numpy")
+def _level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size, nsgc,
+               store):
+    """:func:`level_two` (``store``: ``True`` or ``None``)."""
     m = cp.shape[0]
     P = pfp.shape[0]
-    cap = 1024 if store else 1
+    cap = 1
+    if store is not None:
+        cap = 1024
     ccols = np.empty((cap, 2), np.int64)
     cfp = np.empty(cap, np.int64)
     cfn = np.empty(cap, np.int64)
@@ -352,7 +368,7 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
                 vb2 = v2
                 best_p = p
                 best_j = j
-            if store:
+            if store is not None:  # pruned when store is None
                 t2 = _tau2(fp, fn, n1, n0, v2)
                 if t2 < vb2:
                     if nc >= ccols.shape[0]:
@@ -516,6 +532,7 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
     """
     par = True if parallel and _may_run_parallel(Xp.shape[0], pfp.shape[0], chunk_slots,
                                                  par_min_slots) else None
+    wait_stage("mr4" if par is None else "parallel")  # a first fit's background compile
     return _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                          ptau2, vb2, node_size, nsgc, par, chunk_slots, par_min_slots)
 
@@ -730,6 +747,9 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
     code is compiled only by the first level that can use it."""
     par = True if nblocks > 1 and _may_run_parallel(Xp.shape[0], pfp.shape[0], chunk_slots,
                                                     par_min_slots) else None
+    # a first fit's background compile (pybsnsing._warmup): wait for the stage that
+    # compiles this level's kernels rather than compile them a second time
+    wait_stage("parallel" if par is not None else "mr3" if pcols.shape[1] == 2 else "mr4")
     return _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
                        vb2, node_size, nsgc, nblocks, par, chunk_slots, par_min_slots)
 

@@ -1,0 +1,112 @@
+"""The first fit with an empty numba cache (pybsnsing._warmup.cold_start).
+
+A fresh process with an empty ``NUMBA_CACHE_DIR`` and ``PYBSNSING_PARALLEL_COMPILE=1``
+fits BreastCancer: a child process compiles the rpart replay while the parent compiles
+the rest, the fit then loads everything from the cache. The tree equals the one fitted
+here, the parent compiles no rpart kernel, and the later settings (max_rules 3 and 4)
+wait for the child's stages instead of compiling. Compiles everything from scratch
+(tens of seconds on a loaded machine): runs with ``PYBSNSING_SLOW=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SLOW = os.environ.get("PYBSNSING_SLOW", "") not in ("", "0")
+REPO = Path(__file__).resolve().parent.parent
+
+_SCRIPT = r"""
+import collections, json
+import numba.core.event as ev
+
+compiled = collections.Counter()
+
+
+class L(ev.Listener):
+    def on_start(self, e):
+        f = e.data["dispatcher"].py_func
+        compiled[f.__module__] += 1
+
+    def on_end(self, e):
+        pass
+
+
+ev.register("numba:compile", L())
+import pybsnsing
+import pybsnsing._warmup as W
+from pybsnsing.datasets import dataset_formula, load_dataset
+
+bc = load_dataset("BreastCancer")
+f = dataset_formula("BreastCancer")
+out = {"trees": []}
+out["trees"].append(pybsnsing.bsnsing(f, bc).tree_signature())
+out["first"] = dict(compiled)
+out["stages_after_first"] = sorted(W._done)
+compiled.clear()
+for mr in (3, 4):
+    out["trees"].append(pybsnsing.bsnsing(f, bc, max_rules=mr).tree_signature())
+out["later"] = dict(compiled)
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not SLOW, reason="compiles every tree kernel: PYBSNSING_SLOW=1")
+def test_first_fit_with_compile_child(tmp_path):
+    import pybsnsing
+    from pybsnsing.datasets import dataset_formula, load_dataset
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYBSNSING_PARALLEL_COMPILE": "1",
+           "PYBSNSING_QUIET_COMPILE": "1", "PYTHONPATH": str(REPO)}
+    env.pop("PYBSNSING_COLD_CHILD", None)
+    res = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=900, check=True)
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    bc = load_dataset("BreastCancer")
+    f = dataset_formula("BreastCancer")
+    expected = [pybsnsing.bsnsing(f, bc, max_rules=mr).tree_signature() for mr in (2, 3, 4)]
+    assert out["trees"] == expected
+    assert "tree" in out["stages_after_first"]
+    # the child compiled the rpart replay; the parent its own half only (the ENUM search,
+    # and of rpart only the column sort: sort_columns_from_rows and mysort)
+    first = out["first"]
+    assert first.get("pybsnsing.kernels.enum", 0) > 0
+    assert first.get("pybsnsing.kernels.rpart", 0) <= 2
+    # max_rules 3 and 4 loaded the child's kernels instead of compiling them
+    assert out["later"].get("pybsnsing.kernels.enum", 0) == 0
+
+
+def test_cold_start_is_a_no_op_when_cached(monkeypatch):
+    import pybsnsing._warmup as W
+
+    started = []
+    monkeypatch.setattr(W, "_cold_checked", False)
+    monkeypatch.setattr(W.subprocess, "Popen", lambda *a, **k: started.append(a))
+    monkeypatch.setattr(W, "_in_cache", lambda disp: True)
+    monkeypatch.setenv("PYBSNSING_PARALLEL_COMPILE", "1")
+    W.cold_start()
+    assert started == []
+    assert W._child is None
+    W.wait_stage("parallel")  # no child: returns at once
+
+
+def test_cold_start_respects_the_switch(monkeypatch):
+    import pybsnsing._warmup as W
+
+    started = []
+    monkeypatch.setattr(W, "_cold_checked", False)
+    monkeypatch.setattr(W.subprocess, "Popen", lambda *a, **k: started.append(a))
+    monkeypatch.setattr(W, "_in_cache", lambda disp: False)
+    monkeypatch.setenv("PYBSNSING_PARALLEL_COMPILE", "0")
+    W.cold_start()
+    assert started == []
+    monkeypatch.setattr(W, "_cold_checked", False)
+    monkeypatch.setenv("PYBSNSING_PARALLEL_COMPILE", "auto")
+    monkeypatch.setattr(W, "_spare_core", lambda: False)
+    W.cold_start()
+    assert started == []
