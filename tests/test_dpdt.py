@@ -361,6 +361,32 @@ def test_last_level_shortcut_changes_nothing():
     assert used > 0
 
 
+@pytest.mark.parametrize("name", ["monk1_bin", "tic-tac-toe", "hepatitis"])
+def test_binary_cart_space_equals_threshold_space(name, monkeypatch):
+    """On 0/1 data the "cart" generator works on row indices (_BinaryCartSpace): the
+    same fronts, tests and trees as the sorted-lists space (_ThresholdSpace)."""
+    import sys
+
+    D = sys.modules["pybsnsing.optimal.dpdt"]
+    X, y = load_binary(name)
+    rng = np.random.default_rng(3)
+    settings_ = [dict(cart_depth=2), dict(cart_depth=4, criterion="entropy"),
+                 dict(cart_leaves=(5, 3)), dict(cart_depth=3, min_samples_leaf=4)]
+    fast = [dpdt_fit(X, y, 3, exact_hull=True, **kw) for kw in settings_]
+    yr = rng.permutation(y)  # a harder labelling too
+    fast.append(dpdt_fit(X, yr, 3, cart_depth=3, exact_hull=True))
+    monkeypatch.setattr(D, "_BinaryCartSpace", D._ThresholdSpace)
+    slow_ = [dpdt_fit(X, y, 3, exact_hull=True, **kw) for kw in settings_]
+    slow_.append(dpdt_fit(X, yr, 3, cart_depth=3, exact_hull=True))
+    cols = ["errors", "avg_tests", "n_nodes", "depth", "alpha_min", "alpha_max"]
+    for a, b in zip(fast, slow_, strict=True):
+        assert a.front[cols].equals(b.front[cols])
+        assert a.stats["states"] == b.stats["states"]
+        for i in range(len(a.front)):
+            assert a.tree(i).tests == b.tree(i).tests
+            assert str(a.tree(i)) == str(b.tree(i))
+
+
 def test_pruning_path_is_nested_and_ends_in_a_leaf():
     X, y = cart_problem(3)
     path = cart_pruning_path(cart_fit(X, y, 5))

@@ -654,3 +654,274 @@ def points_hull(cT, cE, cA, out_T, out_E, out_A):
     z = np.zeros(cT.shape[0], dtype=np.int64)
     zo = np.zeros(out_T.shape[0], dtype=np.int64)
     return _lower_hull(cT, cE, cA, z, z, out_T, out_E, out_A, zo, zo)
+
+
+# ---------------------------------------------------------------------------
+# the CART generator on 0/1 features: a state is its row indices (no sorted lists);
+# the same tests, thresholds (0.5), scores and ties as the threshold kernels above
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _best_split_b(Xb, codes, rows, a, b, n_classes, min_leaf, ent, xlx, cl, ct, c1):
+    """:func:`_best_split_v` for 0/1 columns on ``rows[a:b]``: the only cut of a column
+    is ``x <= 0.5`` (left = x == 0); same score arithmetic and first-feature ties."""
+    m = Xb.shape[1]
+    n = b - a
+    for c in range(n_classes):
+        ct[c] = 0
+    for j in range(m):
+        for c in range(n_classes):
+            c1[j, c] = 0
+    for i in range(a, b):
+        r = rows[i]
+        c = codes[r]
+        ct[c] += 1
+        xr = Xb[r]
+        for j in range(m):
+            if xr[j]:
+                c1[j, c] += 1
+    parent = 0.0
+    if ent:
+        parent = xlx[n]
+        for c in range(n_classes):
+            parent -= xlx[ct[c]]
+    else:
+        sq = 0.0
+        for c in range(n_classes):
+            sq += float(ct[c]) * float(ct[c])
+        parent = n - sq / n
+    best = np.inf
+    bj = -1
+    bk = 0
+    for j in range(m):
+        nr = 0
+        for c in range(n_classes):
+            nr += c1[j, c]
+        nl = n - nr
+        if nr == 0 or nl == 0 or nl < min_leaf or nr < min_leaf:
+            continue
+        for c in range(n_classes):
+            cl[c] = ct[c] - c1[j, c]
+        if ent:
+            sc = xlx[nl] + xlx[nr]
+            for c in range(n_classes):
+                sc -= xlx[cl[c]] + xlx[ct[c] - cl[c]]
+        else:
+            sl = 0.0
+            sr = 0.0
+            for c in range(n_classes):
+                sl += float(cl[c]) * float(cl[c])
+                rr = float(ct[c] - cl[c])
+                sr += rr * rr
+            sc = n - sl / nl - sr / nr
+        if sc < best:
+            best = sc
+            bj = j
+            bk = nl
+    return bj, bk, 0.5, parent - best
+
+
+@njit(cache=True)
+def _pure_b(codes, rows, a, b):
+    c0 = codes[rows[a]]
+    for i in range(a + 1, b):
+        if codes[rows[i]] != c0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _partition_b(Xb, rows, a, b, j, tmp):
+    """Stable partition of ``rows[a:b]``: x_j == 0 first."""
+    lo = a
+    hi = 0
+    for i in range(a, b):
+        r = rows[i]
+        if Xb[r, j] == 0:
+            rows[lo] = r
+            lo += 1
+        else:
+            tmp[hi] = r
+            hi += 1
+    for i in range(hi):
+        rows[lo + i] = tmp[i]
+
+
+@njit(cache=True)
+def cart_tests_bin(Xb, codes, n_classes, rows_in, max_depth, max_leaves, min_leaf, crit,
+                   xlx):
+    """:func:`cart_tests` on 0/1 features ``Xb`` (N, m) uint8 for the rows ``rows_in``:
+    the same tests in the same order (thresholds 0.5)."""
+    m = Xb.shape[1]
+    n = rows_in.shape[0]
+    rows = rows_in.copy()
+    tmp = np.empty(n, dtype=rows_in.dtype)
+    ent = crit == ENTROPY
+    cl = np.zeros(n_classes, dtype=np.int64)
+    ct = np.zeros(n_classes, dtype=np.int64)
+    c1 = np.zeros((m, n_classes), dtype=np.int64)
+    cap = 64
+    feats = np.empty(cap, dtype=np.int64)
+    nt = 0
+    if max_leaves <= 0:
+        sa = np.empty(2 * max_depth + 4, dtype=np.int64)
+        sb = np.empty(2 * max_depth + 4, dtype=np.int64)
+        sd = np.empty(2 * max_depth + 4, dtype=np.int64)
+        sa[0] = 0
+        sb[0] = n
+        sd[0] = 0
+        sp = 1
+        while sp > 0:
+            sp -= 1
+            a = sa[sp]
+            b = sb[sp]
+            d = sd[sp]
+            if d >= max_depth or b - a < 2 * min_leaf or _pure_b(codes, rows, a, b):
+                continue
+            j, k, _thr, _imp = _best_split_b(Xb, codes, rows, a, b, n_classes, min_leaf, ent,
+                                             xlx, cl, ct, c1)
+            if j < 0:
+                continue
+            if nt == cap:
+                cap *= 2
+                f2 = np.empty(cap, dtype=np.int64)
+                f2[:nt] = feats[:nt]
+                feats = f2
+            feats[nt] = j
+            nt += 1
+            if d + 1 < max_depth:
+                _partition_b(Xb, rows, a, b, j, tmp)
+                sa[sp] = a + k
+                sb[sp] = b
+                sd[sp] = d + 1
+                sp += 1
+                sa[sp] = a
+                sb[sp] = a + k
+                sd[sp] = d + 1
+                sp += 1
+        return feats[:nt].copy(), np.full(nt, 0.5)
+    L = max_leaves
+    fa = np.empty(L + 1, dtype=np.int64)
+    fb = np.empty(L + 1, dtype=np.int64)
+    fd = np.empty(L + 1, dtype=np.int64)
+    fj = np.empty(L + 1, dtype=np.int64)
+    fk = np.empty(L + 1, dtype=np.int64)
+    fi = np.empty(L + 1, dtype=np.float64)
+    nf = 0
+    j, k, imp = -1, 0, 0.0
+    if max_depth > 0 and n >= 2 * min_leaf and not _pure_b(codes, rows, 0, n):
+        j, k, _thr, imp = _best_split_b(Xb, codes, rows, 0, n, n_classes, min_leaf, ent, xlx,
+                                        cl, ct, c1)
+    if j >= 0:
+        fa[0] = 0
+        fb[0] = n
+        fd[0] = 0
+        fj[0] = j
+        fk[0] = k
+        fi[0] = imp
+        nf = 1
+    leaves = 1
+    while leaves < L and nf > 0:
+        q = 0
+        for i in range(1, nf):
+            if fi[i] > fi[q]:
+                q = i
+        a = fa[q]
+        b = fb[q]
+        d = fd[q]
+        j = fj[q]
+        k = fk[q]
+        if nt == cap:
+            cap *= 2
+            f2 = np.empty(cap, dtype=np.int64)
+            f2[:nt] = feats[:nt]
+            feats = f2
+        feats[nt] = j
+        nt += 1
+        leaves += 1
+        for i in range(q, nf - 1):
+            fa[i] = fa[i + 1]
+            fb[i] = fb[i + 1]
+            fd[i] = fd[i + 1]
+            fj[i] = fj[i + 1]
+            fk[i] = fk[i + 1]
+            fi[i] = fi[i + 1]
+        nf -= 1
+        if leaves >= L or d + 1 >= max_depth:
+            continue
+        _partition_b(Xb, rows, a, b, j, tmp)
+        for side in range(2):
+            ca = a if side == 0 else a + k
+            cb = a + k if side == 0 else b
+            if cb - ca < 2 * min_leaf or _pure_b(codes, rows, ca, cb):
+                continue
+            j2, k2, _t2, i2 = _best_split_b(Xb, codes, rows, ca, cb, n_classes, min_leaf,
+                                            ent, xlx, cl, ct, c1)
+            if j2 < 0:
+                continue
+            fa[nf] = ca
+            fb[nf] = cb
+            fd[nf] = d + 1
+            fj[nf] = j2
+            fk[nf] = k2
+            fi[nf] = i2
+            nf += 1
+    return feats[:nt].copy(), np.full(nt, 0.5)
+
+
+@njit(cache=True)
+def min_error_split_bin(Xb, codes, n_classes, rows):
+    """:func:`min_error_split` on 0/1 features for the rows ``rows``."""
+    m = Xb.shape[1]
+    n = rows.shape[0]
+    ct = np.zeros(n_classes, dtype=np.int64)
+    c1 = np.zeros((m, n_classes), dtype=np.int64)
+    for i in range(n):
+        r = rows[i]
+        c = codes[r]
+        ct[c] += 1
+        xr = Xb[r]
+        for j in range(m):
+            if xr[j]:
+                c1[j, c] += 1
+    best = -1
+    for j in range(m):
+        n1 = 0
+        ml = 0
+        mr = 0
+        for c in range(n_classes):
+            n1 += c1[j, c]
+            if ct[c] - c1[j, c] > ml:
+                ml = ct[c] - c1[j, c]
+            if c1[j, c] > mr:
+                mr = c1[j, c]
+        if n1 == 0 or n1 == n:
+            continue
+        e = n - ml - mr
+        if best < 0 or e < best:
+            best = e
+    return best
+
+
+@njit(cache=True)
+def zero_children(Xb, codes, n_classes, rows, feats, rnd):
+    """:func:`threshold_children` for the tests ``x[feature] <= 0.5`` on 0/1 features:
+    left sizes, left class counts and left row-set hashes."""
+    B = feats.shape[0]
+    kk = np.zeros(B, dtype=np.int64)
+    cnt = np.zeros((B, n_classes), dtype=np.int64)
+    h = np.zeros((B, 2), dtype=np.uint64)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        c = codes[r]
+        r0 = rnd[0, r]
+        r1 = rnd[1, r]
+        xr = Xb[r]
+        for t in range(B):
+            if xr[feats[t]] == 0:
+                kk[t] += 1
+                cnt[t, c] += 1
+                h[t, 0] += r0
+                h[t, 1] += r1
+    return kk, cnt, h.view(np.int64)

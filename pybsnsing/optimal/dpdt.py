@@ -28,7 +28,8 @@ Test generators (``tests=``):
 * ``"cart"``: the paper's: the split nodes of a greedy CART tree (Gini or entropy)
   grown on the state's rows, to depth ``cart_depth`` (DPDT-K), or best-first to
   ``cart_leaves[d]`` leaves at depth d (dpdt-py's per-depth budgets; the last entry
-  repeats). The package's own numba code on presorted lists; no scikit-learn.
+  repeats). The package's own numba code on presorted lists (on 0/1 data on row
+  sets, same tests, several times faster); no scikit-learn.
 * ``"binary"``: 0/1 features; the ``top_b`` features of highest information gain.
 * ``"all"``: every 0/1 feature: the exact optimum of L_alpha (for checks).
 * ``"bsnsing"``: the OR-rules bsnsing's own ENUM search finds on the state's rows
@@ -204,6 +205,67 @@ class _ThresholdSpace:
     def child(self, state, aux, feats, a, side):
         left, right = self.K.threshold_child_orders(state, int(feats[a]), int(aux[a]), self.mark)
         return left if side == 0 else right
+
+    def test(self, f, t):
+        return Test("le", int(f), float(t))
+
+
+class _BinaryCartSpace:
+    """The ``"cart"`` generator on 0/1 features: a state is its row indices (int32), not
+    p sorted lists; the tests (``x <= 0.5``), their order and the fronts are those of
+    :class:`_ThresholdSpace` on the same data (tested), in far less time and memory."""
+
+    def __init__(self, Xb, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
+        from ..kernels import dpdt as K
+
+        self.K = K
+        self.Xb = np.ascontiguousarray(Xb, dtype=np.uint8)
+        self.codes = codes
+        self.C = C
+        self.rnd = rnd
+        self.cart_depth = cart_depth
+        self.cart_leaves = cart_leaves
+        self.min_leaf = min_leaf
+        self.crit = K.ENTROPY if criterion == "entropy" else K.GINI
+        self.xlx = K.xlogx_table(Xb.shape[0])
+        self.shortcuts = 0
+
+    def root(self):
+        return np.arange(self.Xb.shape[0], dtype=np.int32)
+
+    def rows(self, state):
+        return state
+
+    def _tests(self, state, depth, leaves):
+        return self.K.cart_tests_bin(self.Xb, self.codes, self.C, state, depth, leaves,
+                                     self.min_leaf, self.crit, self.xlx)
+
+    def expand(self, state, depth, greedy, last=False):
+        K = self.K
+        if last and not greedy:
+            feats, thrs = self._tests(state, 1, 0)
+            if feats.shape[0]:
+                kk, cnt, h = K.zero_children(self.Xb, self.codes, self.C, state, feats,
+                                             self.rnd)
+                tot = np.bincount(self.codes[state], minlength=self.C)
+                err = int(kk[0] - cnt[0].max() + (state.shape[0] - kk[0])
+                          - (tot - cnt[0]).max())
+                if err == K.min_error_split_bin(self.Xb, self.codes, self.C, state):
+                    self.shortcuts += 1
+                    return feats, thrs, cnt, h, kk
+        if greedy:
+            feats, thrs = self._tests(state, 1, 0)
+        elif self.cart_depth is not None:
+            feats, thrs = self._tests(state, self.cart_depth, 0)
+        else:
+            L = self.cart_leaves[min(depth, len(self.cart_leaves) - 1)]
+            feats, thrs = self._tests(state, 1 << 30, max(2, L))
+        kk, cnt, h = K.zero_children(self.Xb, self.codes, self.C, state, feats, self.rnd)
+        return feats, thrs, cnt, h, kk
+
+    def child(self, state, aux, feats, a, side):
+        col = self.Xb[state, int(feats[a])]
+        return state[col == 0] if side == 0 else state[col == 1]
 
     def test(self, f, t):
         return Test("le", int(f), float(t))
@@ -1174,9 +1236,12 @@ def dpdt_fit(
     rng = np.random.default_rng([_SEED, int(random_state)])
     rnd = rng.integers(0, 2**63, size=(2, n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
-    if tests == "cart":
-        space: Any = _ThresholdSpace(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
-                                     criterion)
+    if tests == "cart" and A.size and np.isin(A, (0.0, 1.0)).all():
+        space: Any = _BinaryCartSpace(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
+                                      criterion)
+    elif tests == "cart":
+        space = _ThresholdSpace(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
+                                criterion)
     elif tests == "binary":
         space = _BinarySpace(A, codes, C, rnd, _check_int(top_b, "top_b", 1))
     elif tests == "all":
