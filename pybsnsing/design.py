@@ -158,6 +158,8 @@ def _check_used_columns(data: pd.DataFrame, used: list, what: str = "data") -> N
         raise DataError(
             f"{what} has column names that are not strings: {non_str[:5]!r}; pybsnsing "
             "needs string names (e.g. df.columns = df.columns.astype(str))")
+    if data.columns.is_unique:  # (cached by pandas; value_counts costs ~1 ms)
+        return
     counts = data.columns.value_counts()
     dup = [c for c in used if counts.get(c, 0) > 1]
     if dup:
