@@ -213,6 +213,21 @@ def _node_data(block: _Block, assign: np.ndarray | None, tids: Sequence[int],
     return out
 
 
+def _node_round(block: _Block, assign: np.ndarray | None, tid: int, cls: int | None,
+                fn: Any, req: dict) -> Any:
+    """Apply a question-building round ``fn`` (:mod:`pybsnsing.dask._questions`) to the
+    partition's rows of node ``tid`` (worker side)."""
+    r = _rows_of(block, assign, tid)
+    y = _y01(block, cls)[r]
+    X = block.X
+    full = r.shape[0] == X.shape[0]
+
+    def cols(j: int) -> np.ndarray:
+        return np.ascontiguousarray(X[:, j]) if full else X[:, j].take(r)
+
+    return fn(cols, y, r + block.offset, req)
+
+
 def _pick(d: dict, key: int) -> Any:
     return d[key]
 
@@ -387,7 +402,8 @@ class _DNode:
         return self.nobs - self.n1
 
 
-def _question_spec(sources: list, Xn: np.ndarray, ordm: np.ndarray) -> dict | None:
+def _question_spec(sources: list, Xn: np.ndarray | None, ordm: np.ndarray | None,
+                   qsets: dict[int, np.ndarray] | None = None) -> dict | None:
     """The node's questions as worker-side specs (operator, column, exact value or
     value set per question), or None when a source is of another kind."""
     from ..external import NodeExternal
@@ -404,7 +420,9 @@ def _question_spec(sources: list, Xn: np.ndarray, ordm: np.ndarray) -> dict | No
         return sorted_cols[j]
 
     for s in sources:
-        if isinstance(s, QuestionSet):
+        if isinstance(s, QuestionSet) and s.ranges is None:
+            _internal_spec(s, qsets or {}, 0, cols, ops, vals, sets)
+        elif isinstance(s, QuestionSet):
             r = s._require_ranges()
             for k in range(s.m):
                 j, kind = int(s.cols[k]), int(s.kinds[k])
@@ -433,6 +451,28 @@ def _question_spec(sources: list, Xn: np.ndarray, ordm: np.ndarray) -> dict | No
                 vals.append(thr)
         else:
             return None
+    return _spec(cols, ops, vals, sets)
+
+
+def _internal_spec(qs: QuestionSet, qsets: dict[int, np.ndarray], base: int,
+                   cols: list, ops: list, vals: list, sets: dict) -> None:
+    """Append the distributed internal questions ``qs`` (value sets ``qsets``) to a
+    spec under construction."""
+    for k in range(qs.m):
+        kind = int(qs.kinds[k])
+        q = len(cols)
+        cols.append(int(qs.cols[k]))
+        if kind in (GT, LT, GE, LE):
+            ops.append({GT: _OP_GT, LT: _OP_LT, GE: _OP_GE, LE: _OP_LE}[kind])
+            vals.append(float(qs.values[k]))
+        else:
+            ops.append(_OP_IN)
+            vals.append(math.nan)
+            sets[q] = qsets[k]
+    del base
+
+
+def _spec(cols: list, ops: list, vals: list, sets: dict) -> dict:
     cols_a = np.asarray(cols, dtype=np.int64)
     ops_a = np.asarray(ops, dtype=np.int8)
     groups: dict[tuple[int, int], list[int]] = {}
@@ -447,8 +487,10 @@ class _DaskTree:
 
     def __init__(self, client: Any, blocks: list, names: list[str], control: BsControl,
                  cls: int | None, n_train: int, n1: int, local_rows: int, gather_limit: int,
-                 keep_obs: bool, verbose: bool, info: DaskFitInfo) -> None:
+                 keep_obs: bool, verbose: bool, info: DaskFitInfo,
+                 gather_questions: bool = False) -> None:
         self.client = client
+        self.gather_questions = gather_questions
         self.blocks = blocks
         self.names = names
         self.control = control
@@ -478,43 +520,101 @@ class _DaskTree:
         yn = np.concatenate([p[1] for p in parts])
         return np.asfortranarray(Xn), yn, sum(_nbytes(p) for p in parts)
 
+    def _run_round(self, nd: _DNode, stats: dict) -> Any:
+        """A ``run_round`` for :func:`pybsnsing.dask._questions.build_questions` on the
+        partitions' rows of node ``nd``."""
+        c = self.client
+
+        def run(fn: Any, req: dict) -> list:
+            stats["bytes_sent"] += _nbytes(req) * len(self.blocks)
+            futs = [c.submit(_node_round, b, a, nd.tid, self.cls, fn, req, pure=False)
+                    for b, a in zip(self.blocks, self.assign, strict=True)]
+            res = c.gather(futs)
+            stats["bytes_gathered"] += _nbytes(res)
+            return res
+
+        return run
+
     def split_large(self, nd: _DNode, stats: dict) -> str:
         """The rule of a large node (``""``: none)."""
+        from ..external import NodeExternal
         from ..kernels import enum as K
-        from ..search import _DEFAULT_TUNING, enum_search_packed, question_groups
+        from ..questions import plain_names, r_segments
+        from ..search import (
+            _DEFAULT_TUNING,
+            enum_search_packed,
+            question_groups,
+            structural_groups,
+        )
+        from ._questions import build_questions
 
         control = self.control
         t0 = time.perf_counter()
-        Xn, yn, nb = self._gather_node(nd)
-        stats["bytes_gathered"] += nb
         target = 1 if nd.n1 >= nd.n0 else 0
-        with warnings.catch_warnings():
-            if self._warned:
-                warnings.simplefilter("ignore")
-            g = _Grower(Xn, self.names, yn, control, self.node_size)
-        self._warned = True
-        n = Xn.shape[0]
+        ext = control.external_method
+        n = nd.nobs
         rows = np.arange(n, dtype=np.int64)
-        ordm = g.root_orders()
-        if control.opt_solver not in _PACKED_SOLVERS:
-            return g.find_rule(rows, ordm, target)
-        sources = g._sources(rows, ordm, target, True)
+        sources: list = []
+        qsets: dict[int, np.ndarray] = {}
+        Xn = ordm = None
+        if control.opt_solver in _PACKED_SOLVERS and ext != "r" and not self.gather_questions:
+            # the internal questions from per-partition statistics (no rows move)
+            if not control.suppress_internal:
+                qs, qsets = build_questions(
+                    self._run_round(nd, stats), self.names, n, nd.n1, target,
+                    segments=r_segments(control.nseg_numeric), num2factor=control.num2factor,
+                    nseg_factor=control.nseg_factor, bin_size=control.bin_size,
+                    node_size=self.node_size, keep_perfect=control.keep_perfect_separation,
+                    stats=stats)
+                if qs.m:
+                    sources.append(qs)
+            if ext == "rpart":
+                # rpart's questions replay its sort and sums row by row: the node's
+                # columns are gathered (8 p + 1 bytes a row; see the module notes)
+                Xn, yn, nb = self._gather_node(nd)
+                stats["bytes_gathered"] += nb
+                stats["rpart_rows"] += n
+                g = self._grower(Xn, yn)
+                if g.external is not None:
+                    ordm = g.root_orders()
+                    es = g._external(rows, ordm, True)
+                    if not isinstance(es, NodeExternal):
+                        return self._finish_gathered(g, rows, ordm, target, stats, t0)
+                    if es.m:
+                        sources.append(es)
+                del g
+        else:
+            Xn, yn, nb = self._gather_node(nd)
+            stats["bytes_gathered"] += nb
+            g = self._grower(Xn, yn)
+            ordm = g.root_orders()
+            if control.opt_solver not in _PACKED_SOLVERS:
+                return self._finish_gathered(g, rows, ordm, target, stats, t0)
+            sources = g._sources(rows, ordm, target, True)
+            if _question_spec(sources, Xn, ordm) is None:
+                return self._finish_gathered(g, rows, ordm, target, stats, t0)
+            del g
         m = sum(s.m for s in sources)
         if m == 0:
+            stats["question_seconds"] += time.perf_counter() - t0
             return ""
-        spec = _question_spec(sources, Xn, ordm)
-        if spec is None:  # e.g. R's rpart questions: the engine on the gathered rows
-            return g.find_rule(rows, ordm, target)
+        spec = _question_spec(sources, Xn, ordm, qsets)
+        del Xn, ordm
+        assert spec is not None
         offsets = np.cumsum([0] + [s.m for s in sources]).tolist()
 
         def text(k: int) -> str:
             i = int(np.searchsorted(offsets, k, side="right")) - 1
             return sources[i].text(k - offsets[i])
 
-        grp = g._groups(sources)
+        grp = None
+        if plain_names(self.names):
+            keys = [src.group_keys() for src in sources]
+            if all(k is not None for k in keys):
+                grp = structural_groups(np.concatenate([k[0] for k in keys]),
+                                        np.concatenate([k[1] for k in keys]))
         if grp is None:
             grp = question_groups([text(k) for k in range(m)])
-        del Xn, ordm, g
         t1 = time.perf_counter()
         packed = control.max_rules >= 3 or m > _DEFAULT_TUNING.gram_max_cols
         if packed and m * (n / 8) > self.gather_limit:
@@ -563,6 +663,22 @@ class _DaskTree:
         stats["question_seconds"] += t1 - t0
         return " | ".join(text(j) for j in cols)
 
+    def _grower(self, Xn: np.ndarray, yn: np.ndarray) -> _Grower:
+        with warnings.catch_warnings():
+            if self._warned:
+                warnings.simplefilter("ignore")
+            g = _Grower(Xn, self.names, yn, self.control, self.node_size)
+        self._warned = True
+        return g
+
+    def _finish_gathered(self, g: _Grower, rows: np.ndarray, ordm: np.ndarray, target: int,
+                         stats: dict, t0: float) -> str:
+        """The engine's own search on the gathered rows (solvers other than the packed
+        ENUM, R's rpart)."""
+        rule = g.find_rule(rows, ordm, target)
+        stats["search_seconds"] += time.perf_counter() - t0
+        return rule
+
     # -------------------------------------------------------------- growth
     def grow(self) -> list[Node]:
         c = self.client
@@ -573,7 +689,8 @@ class _DaskTree:
         while frontier:
             t0 = time.perf_counter()
             stats = {"level": level, "large": 0, "local": 0, "bytes_gathered": 0,
-                     "bytes_sent": 0, "question_seconds": 0.0, "search_seconds": 0.0}
+                     "bytes_sent": 0, "question_seconds": 0.0, "search_seconds": 0.0,
+                     "question_rounds": 0, "rpart_rows": 0}
             large = [nd for nd in frontier if nd.nobs > self.local_rows]
             small = [nd for nd in frontier if nd.nobs <= self.local_rows]
             stats["large"], stats["local"] = len(large), len(small)
@@ -709,6 +826,7 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
                  local_rows: int = DEFAULT_LOCAL_ROWS,
                  gather_limit: int = DEFAULT_GATHER_LIMIT,
                  keep_obs: bool = True, collation: str = "r", verbose: bool = False,
+                 gather_questions: bool = False,
                  **control_kwargs: Any) -> BsnsingModel | MBsnsingModel:
     """Fit a bsnsing tree on a Dask DataFrame: :func:`pybsnsing.bsnsing` on a cluster.
 
@@ -729,6 +847,9 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
             fit does; False keeps them for the leaves only (the fitted values need them).
         collation: as :func:`pybsnsing.bsnsing`.
         verbose: one progress line per level on standard error.
+        gather_questions: make a large node's questions on the driver from its gathered
+            rows (the first version's way; for comparisons) instead of from
+            per-partition statistics.
 
     Returns:
         the same model :func:`pybsnsing.bsnsing` returns on the same rows, with the
@@ -826,7 +947,7 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
     def fit_one(cls: int | None, ycode: list) -> BsnsingModel:
         y01 = codes.astype(np.int64) if cls is None else (codes == cls).astype(np.int64)
         tree = _DaskTree(c, blocks, names, ctrl, cls, n_train, int(y01.sum()), local_rows,
-                         gather_limit, keep_obs, verbose, info)
+                         gather_limit, keep_obs, verbose, info, gather_questions)
         nodes = tree.grow()
         model = BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=ctrl,
                              node_size=tree.node_size, design=tmpl, call=call,

@@ -1,0 +1,668 @@
+"""A large node's internal questions from per-partition statistics (issue 20).
+
+The engine's questions of a node (:func:`pybsnsing.questions.question_set_from_orders`)
+read each column's STABLE sorted order of the node's rows.  Here the rows stay in their
+partitions; the driver asks every partition for small statistics in a few rounds and
+rebuilds exactly the same questions (same kinds, exact cut doubles, texts and order):
+
+1. **stats** (one round): per column the node's min and max, per class min and max, the
+   number of values strictly between 0 and 1 (the binary test) and, when a partition
+   holds at most ``num2factor + 1`` distinct values, those values with their counts and
+   first row id (the factor-like test and its ``==``/``%in%`` questions, in order of first
+   appearance);
+2. **buckets** (a few rounds): for each numeric column an exact histogram of the node's
+   values: buckets ``(lo, hi]`` with their row count, class-1 count, smallest and largest
+   value, refined (equal-width sub-buckets between the bucket's min and max) until every
+   bucket holds at most ``cap`` rows or a single value.  The same round gives the
+   predecessor of ``max(min1, min0)`` and the successor of ``min(max1, max0)`` (the
+   trimming of ``binarize.numeric``).  The buckets give the exact sorted position of
+   every bucket boundary: an exact distributed order statistic;
+3. **runs** (as many rounds as needed, usually one to three): a cut of
+   ``binarize.numeric`` lies between two adjacent distinct values (*runs*) where the
+   label of the LAST row of the lower run (stable order: the largest row id) differs
+   from that of the FIRST row of the upper run; thinning keeps the first cut at or after
+   sorted positions that the driver computes as it goes (``bsize`` from the last cut).
+   The driver walks the runs bucket by bucket and fetches, only where it walks, a
+   mixed-class bucket's rows (value, row id, label; at most ``cap`` rows) or, for a
+   single-valued bucket, the first and last row of the value.  A bucket of one class
+   holds no cut inside, so it is never fetched (except when a cut rounds onto one of
+   its values, which needs the run's count).  Buckets the thinning will probably visit
+   are prefetched in the same round.
+
+The driver never holds more than the buckets' table (a few thousand rows per column) and
+the fetched buckets (``cap`` rows each, a few dozen per column).  :func:`build_questions`
+takes a ``run_round(fn, request)`` callable that applies a worker function to every
+partition's rows of the node, so the same code runs on a cluster and, in tests, on
+in-memory parts.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from ..errors import PybsnsingValueError
+from ..questions import BIN0, BIN1, EQ, GE, GT, IN, LE, LT, QuestionSet
+from ..rformat import format_r
+
+__all__ = ["build_questions", "local_round", "part_buckets", "part_fetch", "part_stats"]
+
+_format_label = functools.lru_cache(maxsize=1 << 16)(format_r)
+#: equal-width buckets of the first histogram round, and sub-buckets per refined bucket
+_FIRST_BUCKETS = 1024
+_SUB_BUCKETS = 64
+
+
+def default_cap(n: int) -> int:
+    """Most rows of a multi-valued bucket (what one fetch moves per bucket)."""
+    return max(2048, n // 1024)
+
+
+# ---------------------------------------------------------------------------------------
+# worker side: ``x`` the node's values of one column (row order), ``y`` 0/1 labels,
+# ``ids`` global row ids (increasing)
+
+
+@njit(cache=True)
+def _small_distinct(x, kmax):  # pragma: no cover - numba
+    """The distinct values of ``x`` (first appearance order), their counts and first
+    index, or empty arrays and False when there are more than ``kmax``."""
+    vals = np.empty(kmax + 1, np.float64)
+    cnts = np.zeros(kmax + 1, np.int64)
+    first = np.zeros(kmax + 1, np.int64)
+    k = 0
+    for i in range(x.shape[0]):
+        v = x[i]
+        hit = -1
+        for u in range(k):
+            if vals[u] == v:
+                hit = u
+                break
+        if hit < 0:
+            if k == kmax:
+                return vals[:0], cnts[:0], first[:0], False
+            vals[k] = v
+            first[k] = i
+            hit = k
+            k += 1
+        cnts[hit] += 1
+    return vals[:k], cnts[:k], first[:k], True
+
+
+@njit(cache=True)
+def _bucket_stats(idx, x, y, nb):  # pragma: no cover - numba
+    """Per bucket: rows, class-1 rows, min and max value."""
+    cnt = np.zeros(nb, np.int64)
+    c1 = np.zeros(nb, np.int64)
+    mn = np.full(nb, np.inf)
+    mx = np.full(nb, -np.inf)
+    for i in range(x.shape[0]):
+        b = idx[i]
+        cnt[b] += 1
+        c1[b] += y[i]
+        if x[i] < mn[b]:
+            mn[b] = x[i]
+        if x[i] > mx[b]:
+            mx[b] = x[i]
+    return cnt, c1, mn, mx
+
+
+def part_stats(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray,
+               req: dict) -> dict:
+    """Round 1 on one partition: ``req = {"cols": [...], "kmax": num2factor + 1}``."""
+    out: dict[int, Any] = {}
+    if y.shape[0] == 0:
+        return out
+    is1 = y == 1
+    has1, has0 = bool(is1.any()), bool((~is1).any())
+    for j in req["cols"]:
+        x = cols(j)
+        x1, x0 = x[is1], x[~is1]
+        vals, cnts, first, ok = _small_distinct(x, int(req["kmax"]))
+        out[j] = (float(x.min()), float(x.max()),
+                  float(x1.min()) if has1 else np.inf, float(x1.max()) if has1 else -np.inf,
+                  float(x0.min()) if has0 else np.inf, float(x0.max()) if has0 else -np.inf,
+                  int(np.count_nonzero((x > 0) & (x < 1))),
+                  (vals, cnts, ids[first]) if ok else None)
+    return out
+
+
+def part_buckets(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray,
+                 req: dict) -> dict:
+    """A histogram round on one partition: ``req[j] = (edges, a, b)``; bucket ``i`` is
+    ``edges[i-1] < x <= edges[i]``; returns the non-empty buckets' (index, count, class-1
+    count, min, max), and (when ``a``/``b`` are given) the largest value ``< a`` and the
+    smallest ``> b``."""
+    out: dict[int, Any] = {}
+    if y.shape[0] == 0:
+        return out
+    for j, (edges, a, b) in req.items():
+        x = cols(j)
+        idx = np.searchsorted(edges, x, side="left")
+        cnt, c1, mn, mx = _bucket_stats(idx, x, y, edges.shape[0] + 1)
+        nz = np.flatnonzero(cnt)
+        pred = succ = None
+        if a is not None:
+            lo = x[x < a]
+            hi = x[x > b]
+            pred = float(lo.max()) if lo.shape[0] else -np.inf
+            succ = float(hi.min()) if hi.shape[0] else np.inf
+        out[j] = (nz, cnt[nz], c1[nz], mn[nz], mx[nz], pred, succ)
+    return out
+
+
+def part_fetch(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray,
+               req: dict) -> dict:
+    """A runs round on one partition: ``req[j] = (lo, hi, rows)``, sorted disjoint
+    intervals ``lo < x <= hi``; for an interval with ``rows`` True its rows (value, row id,
+    label), else (one value) its count and first and last row id and label."""
+    out: dict[int, Any] = {}
+    if y.shape[0] == 0:
+        return out
+    for j, (lo, hi, rows) in req.items():
+        x = cols(j)
+        k = np.searchsorted(lo, x, side="left") - 1
+        ok = k >= 0
+        ok[ok] = x[ok] <= hi[k[ok]]
+        sel = np.flatnonzero(ok)
+        ks = k[sel]
+        want = rows[ks]
+        rsel = sel[want]
+        res_rows = (ks[want], x[rsel], ids[rsel], y[rsel].astype(np.int8))
+        summ = {}
+        ssel, sk = sel[~want], ks[~want]
+        for kk in np.unique(sk).tolist():
+            r = ssel[sk == kk]
+            summ[kk] = (int(r.shape[0]), int(ids[r[0]]), int(y[r[0]]), int(ids[r[-1]]),
+                        int(y[r[-1]]))
+        out[j] = (res_rows, summ)
+    return out
+
+
+def local_round(parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
+                ) -> Callable[[Callable, dict], list]:
+    """A ``run_round`` on in-memory parts ``(X rows, 0/1 labels, global row ids)``."""
+    def run(fn: Callable, req: dict) -> list:
+        return [fn(lambda j, X=X: np.ascontiguousarray(X[:, j]), y, ids, req)
+                for X, y, ids in parts]
+    return run
+
+
+# ---------------------------------------------------------------------------------------
+# the driver
+
+
+class _Need(Exception):
+    def __init__(self, buckets: set[int]) -> None:
+        super().__init__()
+        self.buckets = buckets
+
+
+class _Col:
+    """One numeric column's bucket table and fetched runs at the node."""
+
+    def __init__(self, j: int, n: int) -> None:
+        self.j = j
+        self.n = n
+        self.edges = np.empty(0)
+        self.fetched: dict[int, list[tuple]] = {}  # bucket -> runs (v, count, fl, ll)
+        self.force: set[int] = set()
+
+    def set_table(self, nz, cnt, c1, mn, mx) -> None:
+        self.b = nz  # bucket numbers (index into the edge list)
+        self.cnt, self.c1, self.mn, self.mx = cnt, c1, mn, mx
+        self.cum = np.cumsum(cnt)
+        self.start = self.cum - cnt
+
+    def interval(self, k: int) -> tuple[float, float]:
+        b = int(self.b[k])
+        lo = self.edges[b - 1] if b > 0 else -np.inf
+        hi = self.edges[b] if b < self.edges.shape[0] else np.inf
+        return float(lo), float(hi)
+
+    def runs(self, k: int) -> list[tuple]:
+        """Bucket ``k``'s runs ``(value, count, first label, last label, cum_le)``; a
+        one-class bucket of several values gives its first and last run only (count
+        and, for the first, cum_le unknown: None)."""
+        if k in self.fetched:
+            out = []
+            c = int(self.start[k])
+            for v, cn, fl, ll in self.fetched[k]:
+                c += cn
+                out.append((v, cn, fl, ll, c))
+            return out
+        cnt, c1 = int(self.cnt[k]), int(self.c1[k])
+        pure = c1 == 0 or c1 == cnt
+        if pure and k not in self.force:
+            lab = 1 if c1 else 0
+            if self.mn[k] == self.mx[k]:
+                return [(float(self.mn[k]), cnt, lab, lab, int(self.cum[k]))]
+            return [(float(self.mn[k]), None, lab, lab, None),
+                    (float(self.mx[k]), None, lab, lab, int(self.cum[k]))]
+        raise _Need({k})
+
+    def bucket_of_pos(self, pos: int) -> int:
+        return int(np.searchsorted(self.cum, pos, side="right"))
+
+    def bucket_of_value(self, v: float) -> int:
+        return int(np.searchsorted(self.mx, v, side="left"))
+
+    def forward(self, k0: int, lo: float, up: float):
+        """Consecutive run pairs (r, s) with r from bucket ``k0`` on, lo <= r, s <= up."""
+        prev = None
+        for k in range(k0, self.cnt.shape[0]):
+            if self.mn[k] > up:
+                return
+            for run in self.runs(k):
+                if run[0] > up:
+                    return
+                if run[0] < lo:
+                    continue
+                if prev is not None:
+                    yield prev, run
+                prev = run
+
+    def backward(self, k0: int, lo: float, up: float):
+        """Consecutive run pairs (r, s), descending, with s in bucket ``k0`` or below."""
+        nxt = None
+        for k in range(k0, -1, -1):
+            if self.mx[k] < lo:
+                return
+            for run in reversed(self.runs(k)):
+                if run[0] < lo:
+                    return
+                if run[0] > up:
+                    continue
+                if nxt is not None:
+                    yield run, nxt
+                nxt = run
+
+
+def _is_trans(r: tuple, s: tuple, kind: int, target: int) -> bool:
+    """gt (kind 0): last row of r not target, first row of s target; lt (1): reverse."""
+    a, b = r[3] == target, s[2] == target
+    return (not a and b) if kind == 0 else (a and not b)
+
+
+def _cut(col: _Col, r: tuple, s: tuple) -> tuple[float, int, int]:
+    """(cut, #x < cut, #x <= cut) of the cut between runs r < s (R's midpoint)."""
+    cut = (r[0] + s[0]) / 2
+    if r[4] is None:
+        raise _Need({col.bucket_of_value(r[0])})
+    lt = le = r[4]
+    if cut <= r[0]:
+        if r[1] is None:
+            raise _Need({col.bucket_of_value(r[0])})
+        lt = r[4] - r[1]
+    if cut >= s[0]:
+        if s[1] is None:
+            raise _Need({col.bucket_of_value(s[0])})
+        le = r[4] + s[1]
+    return cut, lt, le
+
+
+def _numeric_cuts(col: _Col, lo: float, up: float, target: int, segs: int
+                  ) -> tuple[list[float], list[float]]:
+    """The thinned ``>`` and ``<`` cuts (ascending), as ``_cuts_sorted`` keeps them."""
+    k_lo = col.bucket_of_value(lo)
+    first: list[list[tuple]] = [[], []]
+    for r, s in col.forward(k_lo, lo, up):
+        for kind in (0, 1):
+            if len(first[kind]) <= segs and _is_trans(r, s, kind, target):
+                first[kind].append((r, s))
+        if len(first[0]) > segs and len(first[1]) > segs:
+            break
+    out: list[list[float]] = []
+    for kind in (0, 1):
+        trans = first[kind]
+        if len(trans) <= segs:
+            out.append([_cut(col, r, s)[0] for r, s in trans])
+            continue
+        out.append(_thin(col, lo, up, target, segs, kind, trans[0]))
+    return out[0], out[1]
+
+
+def _thin(col: _Col, lo: float, up: float, target: int, segs: int, kind: int,
+          first_t: tuple) -> list[float]:
+    """R's thinning (``thin_gt_kernel`` / ``thin_lt_kernel``) walking the runs."""
+    n = col.n
+    k_up = col.bucket_of_value(up)
+    if kind == 0:
+        last = next(t for t in col.backward(min(k_up, col.cnt.shape[0] - 1), lo, up)
+                     if _is_trans(*t, 0, target))
+        _, lt_last, _ = _cut(col, *last)
+        bsize = int(np.rint(lt_last / segs))
+        kept = []
+        thr = bsize
+        while True:
+            k0 = col.bucket_of_pos(thr - 1)
+            try:
+                t = next((t for t in col.forward(k0, lo, up)
+                          if _is_trans(*t, 0, target) and _cut(col, *t)[1] >= thr), None)
+            except _Need as need:
+                need.buckets |= _predict(col, thr, bsize, +1)
+                raise
+            if t is None or t[0][0] >= last[0][0]:
+                break
+            kept.append(t)
+            thr = _cut(col, *t)[2] + bsize
+        kept.append(last)
+    else:
+        _, _, le_first = _cut(col, *first_t)
+        bsize = int(np.rint((n - le_first) / segs))
+        kept = []
+        thr = n - bsize  # keep the largest cut with #x <= cut <= thr
+        while True:
+            k0 = min(col.bucket_of_pos(max(thr, 0)), col.cnt.shape[0] - 1)
+            try:
+                t = next((t for t in col.backward(k0, lo, up)
+                          if _is_trans(*t, 1, target) and _cut(col, *t)[2] <= thr), None)
+            except _Need as need:
+                need.buckets |= _predict(col, thr, bsize, -1)
+                raise
+            if t is None or t[0][0] <= first_t[0][0]:
+                break
+            kept.append(t)
+            thr = _cut(col, *t)[1] - bsize
+        kept.append(first_t)
+        kept.reverse()
+    cuts = [_cut(col, *t)[0] for t in kept]
+    # R keeps every cut equal to a kept one (cuts[cuts %in% keep]): two cuts are equal
+    # only when both round onto the run value between them
+    mult: dict[float, int] = {}
+    for (r, s), c in zip(kept, cuts, strict=True):
+        if c not in mult:
+            mult[c] = _twins(col, c, lo, up, target, kind) if c in (r[0], s[0]) else 1
+    return [c for c in sorted(mult) for _ in range(mult[c])]
+
+
+def _twins(col: _Col, v: float, lo: float, up: float, target: int, kind: int) -> int:
+    """How many cuts of the pairs around run ``v`` equal ``v``."""
+    k = col.bucket_of_value(v)
+    out = 0
+    for r, s in col.forward(max(k - 1, 0), lo, up):
+        if r[0] > v:
+            break
+        if (r[0] == v or s[0] == v) and _is_trans(r, s, kind, target) and \
+                (r[0] + s[0]) / 2 == v:
+            out += 1
+    return out
+
+
+def _predict(col: _Col, thr: int, bsize: int, step: int) -> set[int]:
+    """Buckets the rest of the thinning will probably visit (prefetched)."""
+    out = set()
+    nb = col.cnt.shape[0]
+    for i in range(0, 4 * col.n // max(bsize, 1) + 2):
+        pos = thr + step * i * bsize
+        if pos < 0 or pos > col.n:
+            break
+        k = col.bucket_of_pos(min(max(pos - 1, 0), col.n - 1))
+        for kk in (k - 1, k, k + 1):
+            if 0 <= kk < nb and 0 < col.c1[kk] < col.cnt[kk]:
+                out.add(kk)
+    return out
+
+
+def _around(col: _Col, k: int, rows: int, fwd: bool = True, back: bool = True
+            ) -> set[int]:
+    """Bucket ``k`` and the mixed-class buckets next to it (not yet fetched), forward
+    and backward, up to about ``rows`` rows each way."""
+    out = {k}
+    nb = col.cnt.shape[0]
+    for step, on in ((1, fwd), (-1, back)):
+        tot, kk = 0, k + step
+        while on and 0 <= kk < nb and tot < rows and len(out) < 256:
+            if kk not in col.fetched and 0 < col.c1[kk] < col.cnt[kk]:
+                out.add(kk)
+                tot += int(col.cnt[kk])
+            kk += step
+    return out
+
+
+def _guess(col: _Col, lo: float, up: float, segs: int) -> set[int]:
+    """The buckets the first walks and the thinning will probably read: the ends of the
+    trimmed range and the positions ``i * bsize`` (``bsize`` guessed from the range)."""
+    nb = col.cnt.shape[0]
+    k_lo, k_up = col.bucket_of_value(lo), min(col.bucket_of_value(up), nb - 1)
+    cap = int(col.cnt.max())
+    out = _around(col, k_lo, 4 * cap, back=False) | _around(col, k_up, 4 * cap, fwd=False)
+    b_gt = max(int(np.rint(col.cum[k_up] / segs)), 1)
+    b_lt = max(int(np.rint((col.n - col.start[k_lo]) / segs)), 1)
+    out |= _predict(col, b_gt, b_gt, +1) | _predict(col, col.n - b_lt, b_lt, -1)
+    return out
+
+
+def _factor_questions(values: np.ndarray, counts: np.ndarray, first: np.ndarray,
+                      bin_size: int) -> list[tuple[int, float, Any, np.ndarray]]:
+    """``_factor_block`` of a factor-like numeric column from its distinct values
+    (sorted), counts and first row ids: (kind, value, label, value set) per question."""
+    labels = [_format_label(v) for v in values.tolist()]
+    tab: dict[str, int] = {}
+    for lab, c in zip(labels, counts.tolist(), strict=True):
+        tab[lab] = tab.get(lab, 0) + c
+    small = [lab for lab, c in tab.items() if c < bin_size]
+    appear = np.argsort(first, kind="stable")
+    slot: dict[str, int] = {}
+    qs: list[list] = []
+    for uu in appear.tolist():
+        lab = labels[uu]
+        q = slot.setdefault(lab, len(qs))
+        if q == len(qs):
+            qs.append([EQ, 0.0, lab, None])
+        qs[q][1] = float(values[uu])
+        qs[q][3] = np.array([float(values[uu])])
+    out = [tuple(q) for q in qs]
+    if small:
+        small_set = set(small)
+        vals = np.array([float(v) for v, lab in zip(values.tolist(), labels, strict=True)
+                         if lab in small_set])
+        out.append((IN, np.nan, tuple(small), vals))
+    return out
+
+
+def build_questions(run_round: Callable[[Callable, dict], list], names: Sequence[str],
+                    n: int, n1: int, target: int, *, segments: int, num2factor: int,
+                    nseg_factor: int, bin_size: int, node_size: float,
+                    keep_perfect: bool = False, cap: int | None = None,
+                    stats: dict | None = None) -> tuple[QuestionSet, dict[int, np.ndarray]]:
+    """The node's internal questions, as :func:`~pybsnsing.questions.
+    question_set_from_orders` makes them from the node's rows (without answer ranges),
+    and the value sets of its ``==`` / ``%in%`` questions.
+
+    ``run_round(fn, request)`` applies ``fn(cols, y, ids, request)`` to every partition's
+    rows of the node (``cols(j)``: the node's values of column j in row order; ``y``: 0/1
+    labels; ``ids``: global row ids) and returns the results in partition order.
+    ``stats`` (optional) counts the rounds.
+    """
+    p = len(names)
+    cap = default_cap(n) if cap is None else cap
+    def call(fn: Callable, req: dict) -> list:
+        if stats is not None:
+            stats["question_rounds"] = stats.get("question_rounds", 0) + 1
+        return run_round(fn, req)
+
+    res = [r for r in call(part_stats, {"cols": list(range(p)), "kmax": num2factor + 1})
+           if r]
+    sec: tuple[list, list, list] = ([], [], [])  # (col, kind, value, label, set)
+    numeric: dict[int, _Col] = {}
+    trim: dict[int, tuple] = {}
+    factor_like: dict[int, tuple] = {}
+    for j in range(p):
+        st = [r[j] for r in res]
+        mn = min(s[0] for s in st)
+        mx = max(s[1] for s in st)
+        mn1, mx1 = min(s[2] for s in st), max(s[3] for s in st)
+        mn0, mx0 = min(s[4] for s in st), max(s[5] for s in st)
+        between = sum(s[6] for s in st)
+        if mn in (0.0, 1.0) and mx in (0.0, 1.0) and between == 0:
+            sec[2].append([(j, BIN0, 0.0, None, np.array([0.0])),
+                           (j, BIN1, 1.0, None, np.array([1.0]))])
+            continue
+        if all(s[7] is not None for s in st):
+            vals = np.unique(np.concatenate([s[7][0] for s in st]))
+            if vals.shape[0] <= num2factor:
+                cnts = np.zeros(vals.shape[0], np.int64)
+                first = np.full(vals.shape[0], np.iinfo(np.int64).max)
+                for s in st:
+                    u = np.searchsorted(vals, s[7][0])
+                    cnts[u] += s[7][1]
+                    first[u] = np.minimum(first[u], s[7][2])
+                factor_like[j] = (vals, cnts, first)
+        if (mn0 < mn1 and mx0 < mn1) or (mn1 < mn0 and mx1 < mn0):
+            if min(n1, n - n1) >= node_size and keep_perfect:
+                if mn0 < mn1 and mx0 < mn1:
+                    c = (mx0 + mn1) / 2
+                    sec[0].append(j)
+                    trim[j] = ("perfect", GE, c)
+                else:
+                    c = (mx1 + mn0) / 2
+                    sec[0].append(j)
+                    trim[j] = ("perfect", LE, c)
+        else:
+            sec[0].append(j)
+            trim[j] = ("cuts", max(mn1, mn0), min(mx1, mx0), mn, mx)
+            numeric[j] = _Col(j, n)
+        if j in factor_like:
+            if factor_like[j][0].shape[0] > nseg_factor:
+                raise PybsnsingValueError(
+                    f"Factor {names[j]} has more levels than allowed segments "
+                    f"({factor_like[j][0].shape[0]} distinct values at the node > "
+                    f"nseg_factor = {nseg_factor}).")
+            sec[1].append(j)
+
+    # histogram rounds: exact buckets of every numeric column (and the trimming bounds)
+    bounds: dict[int, tuple[float, float]] = {}
+    req: dict[int, tuple] = {}
+    for j, col in numeric.items():
+        _, maxmin, minmax, mn, mx = trim[j]
+        col.edges = np.unique(np.linspace(mn, mx, _FIRST_BUCKETS + 1))
+        req[j] = (col.edges, maxmin, minmax)
+    first_round = True
+    while req:
+        res = [r for r in call(part_buckets, req) if r]
+        nxt: dict[int, tuple] = {}
+        for j in req:
+            col = numeric[j]
+            parts = [r[j] for r in res]
+            nb = col.edges.shape[0] + 1
+            cnt = np.zeros(nb, np.int64)
+            c1 = np.zeros(nb, np.int64)
+            bmn = np.full(nb, np.inf)
+            bmx = np.full(nb, -np.inf)
+            for nz, c, k1, a, b, _, _ in parts:
+                cnt[nz] += c
+                c1[nz] += k1
+                bmn[nz] = np.minimum(bmn[nz], a)
+                bmx[nz] = np.maximum(bmx[nz], b)
+            if first_round:
+                _, maxmin, minmax, _, _ = trim[j]
+                pred = max(pt[5] for pt in parts)
+                succ = min(pt[6] for pt in parts)
+                bounds[j] = (pred if pred > -np.inf else maxmin,
+                             succ if succ < np.inf else minmax)
+            nz = np.flatnonzero(cnt)
+            split = nz[(cnt[nz] > cap) & (bmn[nz] < bmx[nz])]
+            if split.shape[0]:
+                new = [np.linspace(bmn[b], bmx[b],
+                                   min(2 * int(cnt[b]) // cap + 2, _SUB_BUCKETS) + 1)[:-1]
+                       for b in split]
+                col.edges = np.unique(np.concatenate([col.edges, *new]))
+                nxt[j] = (col.edges, None, None)
+            else:
+                col.set_table(nz, cnt[nz], c1[nz], bmn[nz], bmx[nz])
+        req = nxt
+        first_round = False
+
+    # runs rounds: walk the runs, fetching the buckets the walk needs
+    cuts: dict[int, tuple[list[float], list[float]]] = {}
+    pending = dict(numeric)
+    first_fetch = True
+    while pending:
+        need: dict[int, set[int]] = {}
+        if first_fetch:  # the buckets the walks will probably visit
+            for j, col in numeric.items():
+                need[j] = {k for k in _guess(col, *bounds[j], segments)
+                           if 0 < col.c1[k] < col.cnt[k]}
+            first_fetch = False
+        for j, col in list(pending.items()):
+            lo, up = bounds[j]
+            try:
+                cuts[j] = _numeric_cuts(col, lo, up, target, segments)
+                del pending[j]
+            except _Need as e:
+                mixed = set()
+                for k in e.buckets:
+                    mixed |= _around(col, k, 2 * cap)
+                need[j] = {k for k in (mixed | e.buckets | need.get(j, set()))
+                           if k not in col.fetched}
+                if not need[j]:
+                    raise RuntimeError("pybsnsing.dask: the runs walk made no progress") \
+                        from e
+                col.force |= e.buckets
+        need = {j: ks for j, ks in need.items() if j in pending and ks}
+        if not need:
+            break
+        req = {}
+        for j, ks in need.items():
+            col = numeric[j]
+            ks_s = sorted(ks)
+            iv = [col.interval(k) for k in ks_s]
+            rows = np.array([col.cnt[k] <= cap or col.mn[k] < col.mx[k] for k in ks_s])
+            req[j] = (np.array([a for a, _ in iv]), np.array([b for _, b in iv]), rows)
+            need[j] = ks_s  # type: ignore[assignment]
+        res = call(part_fetch, req)
+        for j, ks_s in need.items():
+            col = numeric[j]
+            _, _, rows = req[j]
+            parts = [r[j] for r in res if r]
+            kk = np.concatenate([pt[0][0] for pt in parts])
+            xs = np.concatenate([pt[0][1] for pt in parts])
+            ids = np.concatenate([pt[0][2] for pt in parts])
+            ys = np.concatenate([pt[0][3] for pt in parts])
+            for q, k in enumerate(ks_s):
+                if rows[q]:
+                    m = kk == q
+                    x, i_, yy = xs[m], ids[m], ys[m]
+                    o = np.lexsort((i_, x))
+                    x, yy = x[o], yy[o]
+                    if x.shape[0] == 0:
+                        col.fetched[k] = []
+                        continue
+                    st_ = np.flatnonzero(np.r_[True, x[1:] != x[:-1]])
+                    en = np.r_[st_[1:], x.shape[0]]
+                    col.fetched[k] = [(float(x[a]), int(b - a), int(yy[a]), int(yy[b - 1]))
+                                      for a, b in zip(st_.tolist(), en.tolist(), strict=True)]
+                else:
+                    sm = [pt[1][q] for pt in parts if q in pt[1]]
+                    tot = sum(s[0] for s in sm)
+                    fl = min(sm, key=lambda s: s[1])[2]
+                    ll = max(sm, key=lambda s: s[3])[4]
+                    col.fetched[k] = [(float(col.mn[k]), tot, fl, ll)]
+
+    # assemble in R's order: inequalities, factor-like, binary
+    items: list[tuple] = []
+    for j in sec[0]:
+        if trim[j][0] == "perfect":
+            items.append((j, trim[j][1], trim[j][2], None, None))
+            continue
+        gt, lt = cuts[j]
+        items.extend((j, GT, c, None, None) for c in gt)
+        items.extend((j, LT, c, None, None) for c in lt)
+    for j in sec[1]:
+        vals, cnts, first = factor_like[j]
+        items.extend((j, kind, v, lab, s)
+                     for kind, v, lab, s in _factor_questions(vals, cnts, first, bin_size))
+    for blk in sec[2]:
+        items.extend(blk)
+    sets = {q: it[4] for q, it in enumerate(items) if it[4] is not None}
+    labels = {q: it[3] for q, it in enumerate(items) if it[3] is not None}
+    qs = QuestionSet(np.empty((0, 0), np.uint8), np.array([it[0] for it in items], np.int64),
+                     kinds=np.array([it[1] for it in items], np.int8),
+                     values=np.array([it[2] for it in items], np.float64), names=list(names),
+                     labels=labels)
+    return qs, sets
