@@ -283,119 +283,101 @@ def weighted_enum_search(
 
 
 def _node_counts(sources: list[Any], offsets: list[int], node: NodeRows, wt: np.ndarray,
-                 cls: np.ndarray, m: int, want_gram: bool
+                 cls: np.ndarray, m: int, want_gram: bool, rows_needed: Any = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Weighted counts (``cp``, ``cn``) and Gram matrices of a node's m questions.
 
     Questions on one design column (internal ones and native rpart ones) are unions of
     ranges of the column's sorted node order: the column's range ends cut it into bins,
-    each question is a set of bins (a 0/1 matrix ``S``), and for two columns ``a``, ``b``
-    the Gram block is ``S_a T_ab S_b^T`` with ``T_ab`` the weighted two-way table of the
-    rows' bins.  Other questions (dense answers) are each their own two-bin partition.
+    each question is a set of bins (merged into intervals), and for two questions of
+    columns ``a`` and ``b`` the Gram entry is a sum of rectangles of the weighted two-way
+    table of the rows' bins (2-D prefix sums): one pass over the node's rows per pair of
+    COLUMNS, not per pair of questions (:mod:`pybsnsing.kernels.weighted`).  Sources of
+    dense answers (R's rpart) are counted from the dense matrix instead.
+
+    ``rows_needed(cp, cn)``: optionally, a boolean mask of the questions whose Gram rows
+    the search reads (the others' entries among themselves stay 0).
     """
     from .external import NodeExternal
-    from .kernels.weighted import contingency
+    from .kernels.weighted import contingency, gram_from_intervals, node_intervals
 
     n = node.rows.shape[0]
-    ordm = node.ordm
-    # per design column: [question ids], [(question id, lo, hi)], [(question, base)]
-    col_q: dict[int, list[int]] = {}
-    col_r: dict[int, list[tuple[int, int, int]]] = {}
-    links: list[tuple[int, int]] = []
-    dense: list[tuple[int, np.ndarray]] = []
+    qcol: list[np.ndarray] = []
+    qbase: list[np.ndarray] = []
+    qproc: list[np.ndarray] = []
+    rcnt: list[np.ndarray] = []
+    rlo: list[np.ndarray] = []
+    rhi: list[np.ndarray] = []
     for s, off in zip(sources, offsets, strict=False):
         rng = s.ranges if isinstance(s, QuestionSet) else None
         if rng is not None:
-            cols = s.cols.tolist()
-            rptr, rlo, rhi = rng.rptr.tolist(), rng.rlo.tolist(), rng.rhi.tolist()
-            base = rng.base.tolist()
-            for q in rng.proc.tolist():
-                c = cols[q]
-                col_q.setdefault(c, []).append(off + q)
-                lst = col_r.setdefault(c, [])
-                for r in range(rptr[q], rptr[q + 1]):
-                    lst.append((off + q, rlo[r], rhi[r]))
-                if base[q] >= 0:
-                    links.append((off + q, off + base[q]))
+            qcol.append(s.cols)
+            qbase.append(np.where(rng.base >= 0, rng.base + off, -1))
+            qproc.append(rng.proc + off)
+            rcnt.append(np.diff(rng.rptr))
+            rlo.append(rng.rlo)
+            rhi.append(rng.rhi)
         elif isinstance(s, NodeExternal):
-            for q, (c, p, ge) in enumerate(zip(s.cols.tolist(), s.pos.tolist(),
-                                               s.ge.tolist(), strict=True)):
-                col_q.setdefault(c, []).append(off + q)
-                col_r.setdefault(c, []).append((off + q, p, n) if ge else (off + q, 0, p))
+            k = s.m
+            qcol.append(s.cols)
+            qbase.append(np.full(k, -1, np.int64))
+            qproc.append(np.arange(off, off + k, dtype=np.int64))
+            rcnt.append(np.ones(k, np.int64))
+            rlo.append(np.where(s.ge, s.pos, 0))
+            rhi.append(np.where(s.ge, n, s.pos))
         else:
-            Bd = s.dense_node(node)
-            for q in range(s.m):
-                dense.append((off + q, np.asarray(Bd[:, q], dtype=np.int64)))
-    parts_q: list[np.ndarray] = []
-    parts_S: list[np.ndarray] = []
-    nparts = len(col_q) + len(dense)
-    bins = np.zeros((nparts, n), dtype=np.int64)
-    local = node.local
-    row_of = {}
-    a = 0
-    for c, qs in col_q.items():
-        rr = col_r[c]
-        ends = np.unique(np.array([0, n] + [t[1] for t in rr] + [t[2] for t in rr],
-                                  dtype=np.int64))
-        nb = ends.shape[0] - 1
-        idx = {q: i for i, q in enumerate(qs)}
-        row_of.update({q: (a, i) for i, q in enumerate(qs)})
-        S = np.zeros((len(qs), nb), dtype=np.float64)
-        for q, lo, hi in rr:
-            if hi > lo:
-                S[idx[q], np.searchsorted(ends, lo):np.searchsorted(ends, hi)] = 1.0
-        binpos = np.repeat(np.arange(nb, dtype=np.int64), np.diff(ends))
-        bins[a, local.take(ordm[c])] = binpos
-        parts_q.append(np.array(qs, dtype=np.int64))
-        parts_S.append(S)
-        a += 1
-    for q, col in dense:
-        bins[a] = col
-        parts_q.append(np.array([q], dtype=np.int64))
-        parts_S.append(np.array([[0.0, 1.0]]))
-        row_of[q] = (a, 0)
-        a += 1
-    for q, b in links:  # bases come first in proc order: their rows are complete
-        pa, i = row_of[q]
-        _, j = row_of[b]
-        S = parts_S[pa]
-        np.maximum(S[i], S[j], out=S[i])
-    sizes = np.array([S.shape[1] for S in parts_S], dtype=np.int64)
-    offs = np.zeros((nparts, nparts), dtype=np.int64)
+            return _dense_counts(sources, node, wt, cls, want_gram)
+    cols = np.concatenate(qcol).astype(np.int64)
+    pcol, qpart = np.unique(cols, return_inverse=True)
+    qpart = qpart.ravel().astype(np.int64)
+    rptr = np.zeros(m + 1, np.int64)
+    np.cumsum(np.concatenate(rcnt), out=rptr[1:])
+    bins = np.empty((pcol.shape[0], n), np.int64)
+    sizes, iv_ptr, iv_lo, iv_hi = node_intervals(
+        node.ordm, node.local, pcol.astype(np.int64), qpart,
+        np.concatenate(qbase).astype(np.int64), np.concatenate(qproc).astype(np.int64),
+        rptr, np.concatenate(rlo).astype(np.int64), np.concatenate(rhi).astype(np.int64),
+        np.int64(n), bins)
+    P = sizes.shape[0]
+    offs = np.zeros((P, P), dtype=np.int64)
     tot = 0
-    for i in range(nparts):
-        for j in range(i, nparts if want_gram else i + 1):
+    for i in range(P):
+        for j in range(i, P if want_gram else i + 1):
             offs[i, j] = tot
             tot += int(sizes[i] * sizes[j])
     if not want_gram:  # only the diagonal tables: pairs point at a scratch block
-        for i in range(nparts):
-            for j in range(i + 1, nparts):
-                offs[i, j] = tot
-        tot += int(sizes.max()) ** 2 if nparts else 0
+        for i in range(P):
+            offs[i, i + 1:] = tot
+        tot += int(sizes.max()) ** 2
     T1 = np.zeros(max(tot, 1), dtype=np.float64)
     T0 = np.zeros(max(tot, 1), dtype=np.float64)
     contingency(bins, wt, cls, sizes, offs, T1, T0)
     cp = np.zeros(m, dtype=np.float64)
     cn = np.zeros(m, dtype=np.float64)
+    shape = (m, m) if want_gram else (1, 1)
+    Gp = np.zeros(shape, dtype=np.float64)
+    Gn = np.zeros(shape, dtype=np.float64)
+    none = np.zeros(m, dtype=np.bool_)
+    gram_from_intervals(T1, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, False, none, cp, Gp)
+    gram_from_intervals(T0, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, False, none, cn, Gn)
     if want_gram:
-        Gp = np.zeros((m, m), dtype=np.float64)
-        Gn = np.zeros((m, m), dtype=np.float64)
-    else:
-        Gp = Gn = np.zeros((1, 1), dtype=np.float64)
-    for i in range(nparts):
-        Si, qi, bi = parts_S[i], parts_q[i], int(sizes[i])
-        for T, c, G in ((T1, cp, Gp), (T0, cn, Gn)):
-            d = T[offs[i, i]:offs[i, i] + bi * bi].reshape(bi, bi).diagonal()
-            c[qi] = Si @ d
-            if want_gram:
-                G[np.ix_(qi, qi)] = Si @ (Si * d).T
-                for j in range(i + 1, nparts):
-                    bj = int(sizes[j])
-                    blk = T[offs[i, j]:offs[i, j] + bi * bj].reshape(bi, bj)
-                    g = Si @ blk @ parts_S[j].T
-                    G[np.ix_(qi, parts_q[j])] = g
-                    G[np.ix_(parts_q[j], qi)] = g.T
+        rows = np.ones(m, dtype=np.bool_) if rows_needed is None else rows_needed(cp, cn)
+        gram_from_intervals(T1, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, True, rows, cp, Gp)
+        gram_from_intervals(T0, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, True, rows, cn, Gn)
     return cp, cn, Gp, Gn
+
+
+def _dense_counts(sources: list[Any], node: NodeRows, wt: np.ndarray, cls: np.ndarray,
+                  want_gram: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_node_counts` from the dense answers (BLAS)."""
+    blocks = [np.asarray(s.dense_node(node), dtype=np.float64) for s in sources]
+    A = blocks[0] if len(blocks) == 1 else np.hstack(blocks)
+    wp = np.where(cls == 1, wt, 0.0)
+    wn = np.where(cls == 1, 0.0, wt)
+    cp, cn = wp @ A, wn @ A
+    if not want_gram:
+        return cp, cn, np.zeros((1, 1)), np.zeros((1, 1))
+    return cp, cn, A.T @ (A * wp[:, None]), A.T @ (A * wn[:, None])
 
 
 # ---------------------------------------------------------------------------------------
@@ -448,7 +430,25 @@ class _WeightedGrower(_Grower):
         is_t = self.y.take(rows) == target
         cls = is_t.astype(np.uint8)
         use_gram = m <= GRAM_MAX_COLS
-        cp, cn, Gp, Gn = _node_counts(sources, offsets, node, wt, cls, m, use_gram)
+        w1 = float(wt[is_t].sum())
+        w0 = float(wt.sum()) - w1
+        nsgc = bool(control.no_same_gender_children)
+
+        def rows_needed(cp: np.ndarray, cn: np.ndarray) -> np.ndarray:
+            """With rules of at most 2 questions the search reads the Gram rows of the
+            questions kept at level 1 only; deeper levels read every row (bounds)."""
+            need = np.ones(m, dtype=np.bool_)
+            if control.max_rules == 2:
+                from .kernels.weighted import wlevel_one
+
+                keep = wlevel_one(cp, cn, w1, w0, float(self.node_size), nsgc,
+                                  w0 * w1 / 2.0)[0]
+                need[:] = False
+                need[keep] = True
+            return need
+
+        cp, cn, Gp, Gn = _node_counts(sources, offsets, node, wt, cls, m, use_gram,
+                                      rows_needed)
 
         def packed() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
             n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
@@ -459,8 +459,6 @@ class _WeightedGrower(_Grower):
             # slots number each class's rows in node order
             return _slot_tables(Xp, Xn, wt[is_t], wt[~is_t])
 
-        w1 = float(wt[is_t].sum())
-        w0 = float(wt.sum()) - w1
         cols, _, _ = _search_counts(cp, cn, Gp, Gn, use_gram, packed, grp, w1, w0,
                                     control.max_rules, self.node_size,
                                     bool(control.no_same_gender_children),
@@ -482,27 +480,40 @@ class _WeightedGrower(_Grower):
             ))
         if self.external is not None:
             if self.whole and not bool(np.all(self.w.take(rows) == 1.0)):
-                sources.append(self._external_repeated(rows))
+                sources.append(self._external_repeated(rows, ordm))
             else:
                 sources.append(self._external(rows, ordm, True))
         return [s for s in sources if s.m]
 
-    def _external_repeated(self, rows: np.ndarray) -> Any:
-        """rpart's questions of the node's rows repeated by their (whole) weights, answered
-        on the node's rows once."""
-        from .external import ExternalQuestionSet, external_specs
+    def _external_repeated(self, rows: np.ndarray, ordm: np.ndarray) -> Any:
+        """rpart's questions of the node's rows repeated by their (whole) weights, as
+        positions of the node's sorted orders (answered on the node's rows once)."""
+        from .external import NodeExternal, external_specs
 
+        nobs = rows.shape[0]
+        self.pos[rows] = np.arange(nobs, dtype=np.int64)
         reps = self.w.take(rows).astype(np.int64)
+        ends = np.cumsum(reps)
+        first = ends - reps  # first repeated index of each node row
         Xr = np.asfortranarray(self.X[rows])
+        orders = []
+        for j in range(ordm.shape[0]):  # the stable order of the repeated rows
+            loc = self.pos.take(ordm[j])
+            r = reps.take(loc)
+            base = np.repeat(first.take(loc) - (np.cumsum(r) - r), r)
+            orders.append(base + np.arange(base.shape[0], dtype=np.int64))
         specs = external_specs(np.repeat(Xr, reps, axis=0), self.names,
-                               np.repeat(self.y.take(rows), reps), method=self.external)
+                               np.repeat(self.y.take(rows), reps), method=self.external,
+                               orders=orders)
+        k = len(specs)
         cols = np.array([q.col for q in specs], dtype=np.int64)
         ge = np.array([q.op == ">=" for q in specs], dtype=bool)
-        ans = np.zeros((rows.shape[0], len(specs)), dtype=np.uint8)
-        for k, q in enumerate(specs):
-            x = Xr[:, q.col]
-            ans[:, k] = (x >= q.cut) if q.op == ">=" else (x < q.cut)
-        return ExternalQuestionSet([q.text for q in specs], cols, ge, ans)
+        pos = np.zeros(k, dtype=np.int64)
+        for i, q in enumerate(specs):  # x < cut: the first pos rows of the sorted order
+            ox = self.X[:, q.col].take(ordm[q.col])
+            pos[i] = int(np.searchsorted(ox, q.cut, side="left"))
+        splits = np.array([q.split for q in specs], dtype=np.float64)
+        return NodeExternal(self.names, cols, ge, splits, pos)
 
 
 def _wnode(number: int, parent: int, depth: int, rows: np.ndarray, y: np.ndarray,

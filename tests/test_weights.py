@@ -114,7 +114,13 @@ def test_zero_weights_drop_rows():
 
 
 def brute_force_weighted(B, y, w, groups, max_rules, node_size, nsgc):
-    """Best rule by full enumeration in (size, lexicographic) order: (cols, objval)."""
+    """Best rule by full enumeration in (size, lexicographic) order: (cols, objval).
+
+    As R's ENUM (and the unweighted search), a rule is extended only from a rule whose
+    covered side weighs at least ``node_size``: a rule is a candidate when each of its
+    prefixes (columns in increasing order) covers at least ``node_size``.  With
+    ``node_size`` 0 (or at most the smallest positive weight) that is no restriction.
+    """
     B = np.asarray(B, dtype=bool)
     y = np.asarray(y, dtype=bool)
     n, m = B.shape
@@ -124,6 +130,9 @@ def brute_force_weighted(B, y, w, groups, max_rules, node_size, nsgc):
     for size in range(1, max_rules + 1):
         for cols in itertools.combinations(range(m), size):
             if len({int(groups[c]) for c in cols}) < size:
+                continue
+            if any(float(w[B[:, list(cols[:k])].any(axis=1)].sum()) < node_size
+                   for k in range(1, size)):
                 continue
             pred = B[:, list(cols)].any(axis=1)
             tp = float(w[pred & y].sum())
@@ -162,6 +171,19 @@ def test_weighted_search_is_brute_force(prob):
     res = weighted_enum_search(B, y, w, groups, max_rules=mr, node_size=ns,
                                no_same_gender_children=nsgc)
     assert (res.cols, res.objval) == brute_force_weighted(B, y, w, groups, mr, ns, nsgc)
+    # without a node size every combination is a candidate: the plain brute force
+    res0 = weighted_enum_search(B, y, w, groups, max_rules=mr, node_size=0,
+                                no_same_gender_children=nsgc)
+    Bb, yb = B.astype(bool), y.astype(bool)
+    n1, n0 = float(w[yb].sum()), float(w[~yb].sum())
+    best = min((n1 * float(w[Bb[:, list(c)].any(axis=1) & ~yb].sum())
+                + n0 * float(w[~Bb[:, list(c)].any(axis=1) & yb].sum())
+                - 2 * float(w[Bb[:, list(c)].any(axis=1) & ~yb].sum())
+                * float(w[~Bb[:, list(c)].any(axis=1) & yb].sum()), len(c), c)
+               for k in range(1, mr + 1) for c in itertools.combinations(range(B.shape[1]), k)
+               if len({int(groups[j]) for j in c}) == k)
+    if not nsgc:
+        assert res0.objval == min(best[0], n0 * n1 / 2)
 
 
 @settings(max_examples=150, deadline=None)

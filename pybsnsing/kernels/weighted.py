@@ -39,6 +39,8 @@ __all__ = [
     "byte_tables",
     "wlevel_one",
     "wextend",
+    "node_intervals",
+    "gram_from_intervals",
 ]
 
 
@@ -358,3 +360,171 @@ def wextend(Xp, Xn, lp, ln, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, p
                     ctau[nc] = t
                     nc += 1
     return ccols[:nc], cfp[:nc], cfn[:nc], ctau[:nc], vb, best_p, best_j, neval
+
+
+# ---------------------------------------------------------------------------------------
+# a tree node's counts from the questions' range structure
+
+
+@njit(cache=True)
+def node_intervals(ordm, local, pcol, qpart, qbase, proc, rptr, rlo, rhi, n, bins):
+    """Bins of the node's column partitions and each question's bins as intervals.
+
+    Partition ``a`` is design column ``pcol[a]``: the ends of every range of its questions
+    (positions ``rlo[r]:rhi[r]`` of the column's sorted node order ``ordm[pcol[a]]``) cut
+    the positions into bins.  Writes ``bins[a, local[row]]`` (the bin of each node row) and
+    returns ``(sizes, iv_ptr, iv_lo, iv_hi)``: the number of bins of each partition and, per
+    question, its YES bins (its own ranges and its base chain's, ``proc`` listing bases
+    first) as merged half-open intervals of bin indices.
+    """
+    P = pcol.shape[0]
+    m = qpart.shape[0]
+    mark = np.zeros((P, n + 1), np.bool_)
+    for a in range(P):
+        mark[a, 0] = True
+        mark[a, n] = True
+    for q in range(m):
+        a = qpart[q]
+        for r in range(rptr[q], rptr[q + 1]):
+            mark[a, rlo[r]] = True
+            mark[a, rhi[r]] = True
+    binpos = np.empty((P, n + 1), np.int64)
+    sizes = np.zeros(P, np.int64)
+    for a in range(P):
+        b = -1
+        for t in range(n):
+            if mark[a, t]:
+                b += 1
+            binpos[a, t] = b
+        binpos[a, n] = b + 1
+        sizes[a] = b + 1
+        c = pcol[a]
+        for t in range(n):
+            bins[a, local[ordm[c, t]]] = binpos[a, t]
+    maxb = 1
+    for a in range(P):
+        if sizes[a] > maxb:
+            maxb = sizes[a]
+    member = np.zeros((m, maxb), np.bool_)
+    for t in range(proc.shape[0]):
+        q = proc[t]
+        a = qpart[q]
+        bq = qbase[q]
+        if bq >= 0:
+            for k in range(sizes[a]):
+                member[q, k] = member[bq, k]
+        for r in range(rptr[q], rptr[q + 1]):
+            if rhi[r] > rlo[r]:
+                for k in range(binpos[a, rlo[r]], binpos[a, rhi[r]]):
+                    member[q, k] = True
+    iv_ptr = np.zeros(m + 1, np.int64)
+    cap = m + 16
+    iv_lo = np.empty(cap, np.int64)
+    iv_hi = np.empty(cap, np.int64)
+    k = 0
+    for q in range(m):
+        a = qpart[q]
+        inside = False
+        for b in range(sizes[a] + 1):
+            on = b < sizes[a] and member[q, b]
+            if on and not inside:
+                if k >= iv_lo.shape[0]:
+                    nl = np.empty(2 * iv_lo.shape[0], np.int64)
+                    nh = np.empty(2 * iv_lo.shape[0], np.int64)
+                    for i in range(k):
+                        nl[i] = iv_lo[i]
+                        nh[i] = iv_hi[i]
+                    iv_lo, iv_hi = nl, nh
+                iv_lo[k] = b
+                inside = True
+            elif not on and inside:
+                iv_hi[k] = b
+                k += 1
+                inside = False
+        iv_ptr[q + 1] = k
+    return sizes, iv_ptr, iv_lo[:k], iv_hi[:k]
+
+
+@njit(cache=True)
+def _prefix_tables(T, offs, sizes, want_gram):
+    """2-D prefix sums of the pair tables (``(Ba+1) x (Bb+1)``, a < b) and 1-D prefix
+    sums of the diagonal tables' diagonals (``Ba + 1``), with their offsets."""
+    P = sizes.shape[0]
+    poff = np.zeros((P, P), np.int64)
+    tot = 0
+    for a in range(P):
+        poff[a, a] = tot
+        tot += sizes[a] + 1
+        if want_gram:
+            for b in range(a + 1, P):
+                poff[a, b] = tot
+                tot += (sizes[a] + 1) * (sizes[b] + 1)
+    S = np.zeros(max(tot, 1), np.float64)
+    for a in range(P):
+        Ba = sizes[a]
+        o = poff[a, a]
+        for i in range(Ba):
+            S[o + i + 1] = S[o + i] + T[offs[a, a] + i * Ba + i]
+        if want_gram:
+            for b in range(a + 1, P):
+                Bb = sizes[b]
+                o = poff[a, b]
+                W = Bb + 1
+                for i in range(Ba):
+                    for j in range(Bb):
+                        S[o + (i + 1) * W + j + 1] = (T[offs[a, b] + i * Bb + j]
+                                                      + S[o + i * W + j + 1]
+                                                      + S[o + (i + 1) * W + j]
+                                                      - S[o + i * W + j])
+    return S, poff
+
+
+@njit(cache=True)
+def gram_from_intervals(T, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, want_gram, rows, c,
+                        G):
+    """Weighted counts ``c[q]`` and Gram matrix ``G`` (when ``want_gram``) of one class from
+    its pair tables ``T`` (:func:`contingency`) and the questions' bin intervals
+    (:func:`node_intervals`).  Only the entries ``G[i, j]`` with ``rows[i]`` or ``rows[j]``
+    are filled (the others stay 0)."""
+    m = qpart.shape[0]
+    S, poff = _prefix_tables(T, offs, sizes, want_gram)
+    for q in range(m):
+        a = qpart[q]
+        o = poff[a, a]
+        s = 0.0
+        for r in range(iv_ptr[q], iv_ptr[q + 1]):
+            s += S[o + iv_hi[r]] - S[o + iv_lo[r]]
+        c[q] = s
+    if not want_gram:
+        return
+    for i in range(m):
+        pa = qpart[i]
+        for j in range(i + 1, m):
+            if not (rows[i] or rows[j]):
+                continue
+            pb = qpart[j]
+            s = 0.0
+            if pa == pb:
+                o = poff[pa, pa]
+                for r in range(iv_ptr[i], iv_ptr[i + 1]):
+                    for u in range(iv_ptr[j], iv_ptr[j + 1]):
+                        lo = max(iv_lo[r], iv_lo[u])
+                        hi = min(iv_hi[r], iv_hi[u])
+                        if hi > lo:
+                            s += S[o + hi] - S[o + lo]
+            else:
+                if pa < pb:
+                    x, y, ra, rb = i, j, pa, pb
+                else:
+                    x, y, ra, rb = j, i, pb, pa
+                o = poff[ra, rb]
+                W = sizes[rb] + 1
+                for r in range(iv_ptr[x], iv_ptr[x + 1]):
+                    r0 = iv_lo[r] * W
+                    r1 = iv_hi[r] * W
+                    for u in range(iv_ptr[y], iv_ptr[y + 1]):
+                        c0 = iv_lo[u]
+                        c1 = iv_hi[u]
+                        s += S[o + r1 + c1] - S[o + r0 + c1] - S[o + r1 + c0] + S[o + r0 + c0]
+            G[i, j] = s
+            G[j, i] = s

@@ -412,7 +412,9 @@ def r_node_order(nodes: Sequence[Any], node_size: int, stop_prob: float) -> list
     """Node numbers in the order R bsnsing 1.0.1 appends them to ``tree.nodes``.
 
     R appends a node when it leaves the FIFO queue, and a child that is not
-    queued (too small, pure, or at ``stop.prob``) right after its parent.
+    queued (too small, pure, or at ``stop.prob``) right after its parent. Nodes of a
+    tree grown with case weights (``w1`` set) are queued by the weighted rule
+    (:func:`pybsnsing.weighted.weighted_splittable`).
     """
     by = {int(nd.number): nd for nd in nodes}
     if 0 not in by:
@@ -427,7 +429,13 @@ def r_node_order(nodes: Sequence[Any], node_size: int, stop_prob: float) -> list
             continue
         for c in (int(nd.lchild), int(nd.rchild)):
             ch = by[c]
-            if ch.lchild >= 0 or splittable(ch, node_size, stop_prob):
+            if getattr(ch, "w1", None) is not None:  # a weighted tree: weighted stopping
+                from ..weighted import weighted_splittable
+
+                more = weighted_splittable(ch, node_size, stop_prob)
+            else:
+                more = splittable(ch, node_size, stop_prob)
+            if ch.lchild >= 0 or more:
                 queue.append(c)
             else:
                 order.append(c)
