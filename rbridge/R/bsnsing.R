@@ -30,6 +30,17 @@
 #' @param na.action applied to the model variables before fitting; the
 #'   default \code{na.pass} keeps rows with missing predictors (they are
 #'   imputed as described above).
+#' @param weights optional case weights (non-negative numbers, one per row of
+#'   \code{data}; evaluated in \code{data} like \code{subset}, as rpart's
+#'   \code{weights}). pybsnsing goes beyond R bsnsing here: the split search,
+#'   the binarization counts, the stopping rules and the nodes' class,
+#'   probability and share use weighted counts, and whole-number weights give
+#'   the tree of the data with each row repeated that many times. The node
+#'   counts \code{node.n1}, \code{node.n0}, \code{node.nobs} stay row counts.
+#' @param class.weight optional class weights multiplying \code{weights}:
+#'   \code{"balanced"} (each class weighs n / (number of classes x its row
+#'   count)) or a named numeric vector such as \code{c(present = 3)} (classes
+#'   not named weigh 1).
 #' @param y the response for \code{bsnsing.default}.
 #' @param controls a \code{\link{bscontrol}()} object; its values take
 #'   precedence over control arguments given in \code{...}.
@@ -71,7 +82,8 @@ bsnsing <- function(x, ...) UseMethod("bsnsing")
 
 #' @rdname bsnsing
 #' @export
-bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, ...) {
+bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, weights,
+                            class.weight = NULL, ...) {
   Call <- match.call()
   here <- sys.call()
   env <- parent.frame()
@@ -95,10 +107,13 @@ bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, .
                      error = function(e) stop(simpleError(conditionMessage(e), here)))
   }
   data <- .check_data(data, here)
+  w <- if (missing(weights)) NULL else
+    .check_weights(eval(substitute(weights), data, env), nrow(data), here)
   if (!missing(subset)) {
     rows <- eval(substitute(subset), data, env)
     if (is.logical(rows)) rows <- rows & !is.na(rows)
     data <- data[rows, , drop = FALSE]
+    if (!is.null(w)) w <- w[rows]
   }
   used <- if ("." %in% vars) names(data) else vars
   absent <- setdiff(setdiff(vars, "."), names(data))
@@ -111,12 +126,16 @@ bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, .
   data <- data[, names(data) %in% c(response, used), drop = FALSE]
   if (!identical(na.action, stats::na.pass)) {
     data <- match.fun(na.action)(data)
+    omit <- attr(data, "na.action")
+    if (!is.null(w) && !is.null(omit)) w <- w[-as.integer(omit)]
   }
   rownames(data) <- NULL
   fml <- .deparse1(formula)
   pdf <- .df_to_py(data)
+  cw <- .check_class_weight(class.weight, data[[response]], here)
   model <- .pycall(.py_core()$bsnsing, fml, pdf, control = .control_for_py(control),
-                   call = here)
+                   sample_weight = if (is.null(w)) NULL else as.list(w),
+                   class_weight = cw, call = here)
   reticulate::py_set_attr(model, "call", .deparse1(Call))
   y <- data[[response]]
   y <- y[!is.na(y)]
@@ -126,7 +145,8 @@ bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, .
 
 #' @rdname bsnsing
 #' @export
-bsnsing.default <- function(x, y, controls = bscontrol(), ...) {
+bsnsing.default <- function(x, y, controls = bscontrol(), weights = NULL,
+                            class.weight = NULL, ...) {
   Call <- match.call()
   here <- sys.call()
   x <- .check_data(x, here, what = "x")
@@ -142,8 +162,12 @@ bsnsing.default <- function(x, y, controls = bscontrol(), ...) {
   data[[yname]] <- y
   rownames(data) <- NULL
   pdf <- .df_to_py(data)
+  w <- if (is.null(weights)) NULL else .check_weights(weights, nrow(x), here)
+  cw <- .check_class_weight(class.weight, y, here)
   model <- .pycall(.py_core()$bsnsing, paste(yname, "~ ."), pdf,
-                   control = .control_for_py(control), call = here)
+                   control = .control_for_py(control),
+                   sample_weight = if (is.null(w)) NULL else as.list(w),
+                   class_weight = cw, call = here)
   reticulate::py_set_attr(model, "call", .deparse1(Call))
   .as_r_model(model, Call, y = y[!is.na(y)])
 }
@@ -178,4 +202,36 @@ bsnsing.default <- function(x, y, controls = bscontrol(), ...) {
   if (is.null(x)) return("NULL")
   cls <- class(x)[1L]
   if (is.atomic(x) && length(x) == 1L) sprintf("a %s value", cls) else sprintf("a %s", cls)
+}
+
+# Case weights as R's model functions check them (lm, rpart).
+.check_weights <- function(w, n, call) {
+  if (!is.numeric(w) || length(w) != n) {
+    stop(simpleError(sprintf(
+      "'weights' must be a numeric vector with one value per row of 'data' (%d)", n), call))
+  }
+  if (anyNA(w) || any(w < 0)) stop(simpleError("missing or negative weights not allowed", call))
+  if (any(!is.finite(w))) stop(simpleError("infinite weights not allowed", call))
+  if (!any(w > 0)) stop(simpleError("all weights are zero", call))
+  as.numeric(w)
+}
+
+# class.weight: NULL, "balanced" or a named numeric vector of the response's classes;
+# returned as what Python's class_weight takes (None, "balanced" or a dict).
+.check_class_weight <- function(cw, y, call) {
+  if (is.null(cw)) return(NULL)
+  if (is.character(cw) && length(cw) == 1L && identical(cw, "balanced")) return("balanced")
+  if (!is.numeric(cw) || is.null(names(cw)) || any(!nzchar(names(cw))) || anyNA(cw) ||
+      any(cw < 0)) {
+    stop(simpleError(paste("'class.weight' must be \"balanced\" or a named vector of",
+                           "non-negative class weights, e.g. c(present = 3)"), call))
+  }
+  classes <- if (is.factor(y)) levels(y) else unique(as.character(y[!is.na(y)]))
+  bad <- setdiff(names(cw), classes)
+  if (length(bad)) {
+    stop(simpleError(sprintf("'class.weight' names %s not in the response's classes (%s)",
+                             paste0("'", bad, "'", collapse = ", "),
+                             paste(classes, collapse = ", ")), call))
+  }
+  reticulate::dict(as.list(cw), convert = FALSE)
 }

@@ -167,10 +167,20 @@
 
 # An R object from a fitted Python model. `y` is the R response (to type
 # `ylevels` like R bsnsing does).
+# Each tree gets rpart's `variable.importance` (see .variable_importance in prune.R).
 .as_r_model <- function(model, call, y = NULL, terms = NULL) {
   parts <- reticulate::py_to_r(.pycall(.py_convert()$model_to_r_parts, model,
                                        call = sys.call(-1L)))
-  .model_from_parts(parts, call, model = model, y = y, terms = terms)
+  res <- .model_from_parts(parts, call, model = model, y = y, terms = terms)
+  if (inherits(res, "mbsnsing")) {
+    for (k in seq_len(res$nclass)) {
+      tk <- reticulate::py_get_item(reticulate::py_get_attr(model, "trees"), k - 1L)
+      res[[k]]$variable.importance <- .variable_importance(tk)
+    }
+  } else {
+    res$variable.importance <- .variable_importance(model)
+  }
+  res
 }
 
 # The R bsnsing / mbsnsing object of the parts of pybsnsing.r.convert.model_to_r_parts().
