@@ -43,6 +43,8 @@ def fit_binary(design: Design, y01: np.ndarray, ycode: list, control: BsControl,
     model = BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=control,
                          node_size=node_size, design=design, call=call, formula=formula)
     model.max_depth = max_depth
+    #: the case weights (not saved with the model; cross-validated pruning reads them)
+    model.sample_weight = sample_weight
     return model
 
 

@@ -77,6 +77,14 @@ def gini_mass(counts: Sequence[float] | np.ndarray) -> float:
     return n - float((c * c).sum()) / n
 
 
+def _counts(nd: Any) -> tuple[Any, Any]:
+    """A node's class counts: the weights ``(w1, w0)`` of a tree grown with case weights,
+    else the rows ``(n1, n0)``."""
+    if getattr(nd, "w1", None) is not None:
+        return nd.w1, nd.w0
+    return nd.n1, nd.n0
+
+
 def split_decrease(parent: Sequence[float], left: Sequence[float],
                    right: Sequence[float]) -> float:
     """The Gini decrease of a split (in training-row units; never negative)."""
@@ -212,7 +220,7 @@ class BinaryTreeAccessors:
             if nd.is_leaf:
                 continue
             lc, rc = by_number[nd.lchild], by_number[nd.rchild]
-            dec = split_decrease((nd.n1, nd.n0), (lc.n1, lc.n0), (rc.n1, rc.n0))
+            dec = split_decrease(_counts(nd), _counts(lc), _counts(rc))
             variables = input_variables(nd.split_rule, self.design)
             share = dec / len(variables)
             for v in variables:

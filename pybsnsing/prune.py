@@ -1,10 +1,12 @@
 """Cost-complexity pruning of bsnsing trees, in rpart's and scikit-learn's sense.
 
 The risk of a tree is its training misclassifications (a leaf predicts its majority
-class, so its risk is ``min(n1, n0)`` rows). For a complexity ``alpha`` (rows per
-leaf) the best subtree minimises ``risk + alpha * leaves``. Weakest-link pruning
-gives the nested sequence of these subtrees: each step collapses the internal
-node(s) with the least ``g(t) = (R(t) - R(T_t)) / (leaves(T_t) - 1)`` (exact
+class, so its risk is ``min(n1, n0)`` rows; with case weights it is the smaller class
+weight, and cross-validation refits and scores the folds with the weights). For a
+complexity ``alpha`` (rows per leaf) the best subtree minimises ``risk + alpha *
+leaves``. Weakest-link pruning gives the nested sequence of these subtrees: each step
+collapses the internal node(s) with the least ``g(t) = (R(t) - R(T_t)) / (leaves(T_t) -
+1)`` (exact
 rational arithmetic; ties collapse together).
 
 * ``model.cp_table(xval=0)`` -- rpart's ``printcp`` table, root first: ``CP``
@@ -41,8 +43,18 @@ from .errors import InvalidParameterError, PybsnsingValueError
 __all__ = ["collapse", "prune_alpha", "pruning_sequence", "truncate"]
 
 
-def _risk(nd: Any) -> int:
+def _risk(nd: Any) -> Any:
+    """Training misclassifications of a node as a leaf: ``min(n1, n0)`` rows, or with
+    case weights (``w1``/``w0`` set) the smaller class weight as an exact Fraction."""
+    if getattr(nd, "w1", None) is not None:
+        return Fraction(min(nd.w1, nd.w0))
     return int(min(nd.n1, nd.n0))
+
+
+def _weights(model: Any) -> np.ndarray | None:
+    """The case weights a model was fitted with (None: unweighted)."""
+    w = getattr(model, "sample_weight", None)
+    return None if w is None else np.asarray(w, dtype=np.float64)
 
 
 def collapse(model: Any, make_leaf: set[int]) -> Any:
@@ -69,6 +81,7 @@ def collapse(model: Any, make_leaf: set[int]) -> Any:
                       node_size=model.node_size, design=model.design, call=model.call,
                       formula=model.formula)
     out.max_depth = getattr(model, "max_depth", None)
+    out.sample_weight = getattr(model, "sample_weight", None)
     return out
 
 
@@ -134,8 +147,9 @@ class PruningMixin:
 
     nodes: list
 
-    def _root_risk(self) -> int:
-        return max(_risk(self.nodes[0]), 1)
+    def _root_risk(self) -> Any:
+        r = _risk(self.nodes[0])
+        return r if r > 0 else 1
 
     def _sequence_table(self) -> tuple[list[tuple[Fraction, set[int]]], pd.DataFrame]:
         seq = pruning_sequence(self)
@@ -153,7 +167,7 @@ class PruningMixin:
                 else:
                     nsplit += 1
             rows.append({"CP": float(alpha / root), "nsplit": nsplit,
-                         "rel error": risk / root})
+                         "rel error": float(Fraction(risk) / Fraction(root))})
         table = pd.DataFrame(rows[::-1]).reset_index(drop=True)
         table.index = pd.RangeIndex(1, len(table) + 1)
         return seq[::-1], table
@@ -167,8 +181,9 @@ class PruningMixin:
         _, table = self._sequence_table()
         if xval:
             errors = self._cross_validated_errors(table["CP"].to_numpy(), int(xval), seed)
-            root = self._root_risk()
-            n = len(self.y)
+            root = float(self._root_risk())
+            w = _weights(self)
+            n = len(self.y) if w is None else float(w.sum())
             table["xerror"] = errors / root
             table["xstd"] = np.sqrt(errors * (1.0 - errors / n)) / root
         return table
@@ -177,8 +192,13 @@ class PruningMixin:
         """rpart's ``printcp`` text of :meth:`cp_table`."""
         table = self.cp_table(xval=xval, seed=seed)
         n = len(self.y)
-        root_error = _risk(self.nodes[0]) / n
-        lines = [f"Root node error: {_risk(self.nodes[0])}/{n} = {root_error:.5g}", "",
+        w = _weights(self)
+        risk: Any = _risk(self.nodes[0])
+        total: Any = n
+        if w is not None:  # weighted: the root's smaller class weight of the total weight
+            risk, total = f"{float(risk):.6g}", f"{float(w.sum()):.6g}"
+        root_error = float(_risk(self.nodes[0])) / (n if w is None else float(w.sum()))
+        lines = [f"Root node error: {risk}/{total} = {root_error:.5g}", "",
                  f"n= {n} ", "", table.to_string(float_format=lambda v: f"{v:.6g}")]
         return "\n".join(lines)
 
@@ -210,6 +230,7 @@ class PruningMixin:
         if xval > n:
             raise InvalidParameterError(f"xval ({xval}) is larger than the rows ({n})")
         fold = np.random.default_rng(seed).permutation(np.arange(n) % xval)
+        w = _weights(self)
         # rpart: each row's cp is the geometric mean of its CP and the previous row's
         upper = np.concatenate(([np.inf], cps[:-1]))
         with np.errstate(invalid="ignore"):
@@ -218,18 +239,22 @@ class PruningMixin:
         for k in range(xval):
             train = fold != k
             test = ~train
-            if y[train].min() == y[train].max():
+            wt = None if w is None else w[train]
+            if y[train].min() == y[train].max() or (wt is not None and not (wt > 0).any()):
                 nodes, node_size = _single_leaf(y[train])
             else:
                 nodes, node_size = grow_tree(X[train], design.names, y[train], self.control,
-                                             max_depth=getattr(self, "max_depth", None))
+                                             max_depth=getattr(self, "max_depth", None),
+                                             sample_weight=wt)
             sub = type(self)(nodes=nodes, ycode=self.ycode, y=y[train], control=self.control,
                              node_size=node_size, design=design)
+            sub.sample_weight = wt
             for i, c in enumerate(xcp):
                 pruned = sub.prune(float(c)) if np.isfinite(c) else collapse(sub, {0})
                 leaf = pruned.leaf_of(X[test], names=design.names)
                 cls = np.array([nd.node_class for nd in pruned.nodes])[leaf]
-                errors[i] += float(np.sum(cls != y[test]))
+                wrong = cls != y[test]
+                errors[i] += float(np.sum(wrong) if w is None else np.sum(w[test][wrong]))
         return errors
 
 

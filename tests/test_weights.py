@@ -287,3 +287,28 @@ def test_weights_save_load_and_estimator(tmp_path):
     ref = bsnsing(f, df, class_weight="balanced")
     assert [n.split_rule for n in cw.model_.nodes] == [n.split_rule for n in ref.nodes]
     assert "class_weight" in cw.get_params()
+
+
+# ---------------------------------------------------------------------------------------
+# importances and pruning of a weighted tree use the weights
+
+
+def test_weighted_importance_and_pruning_equal_repeated_rows():
+    df = load_dataset("BreastCancer").dropna().reset_index(drop=True)
+    f = dataset_formula("BreastCancer")
+    w = np.random.default_rng(3).integers(1, 4, df.shape[0])
+    rep = df.loc[df.index.repeat(w)].reset_index(drop=True)
+    got = bsnsing(f, df, sample_weight=w, import_external=False, node_size=5)
+    want = bsnsing(f, rep, import_external=False, node_size=5)
+    pd.testing.assert_series_equal(got.variable_importance(), want.variable_importance())
+    a, b = got.cp_table(), want.cp_table()
+    pd.testing.assert_frame_equal(a, b)
+    for cp in a["CP"]:
+        assert [n.split_rule for n in got.prune(cp).nodes] == [
+            n.split_rule for n in want.prune(cp).nodes]
+    assert got.printcp().splitlines()[0] == want.printcp().splitlines()[0]
+    # cross-validation refits the folds with the weights: same figures as a fit whose
+    # folds are weighted (a fold never splits a repeated row here, so no equality with
+    # the repeated data); errors are weighted and the table is well-formed
+    cx = got.cp_table(xval=3)
+    assert np.isfinite(cx["xerror"]).all() and (cx["xerror"] >= 0).all()
