@@ -5,9 +5,9 @@ class, so its risk is ``min(n1, n0)`` rows; with case weights it is the smaller 
 weight, and cross-validation refits and scores the folds with the weights). For a
 complexity ``alpha`` (rows per leaf) the best subtree minimises ``risk + alpha *
 leaves``. Weakest-link pruning gives the nested sequence of these subtrees: each step
-collapses the internal node(s) with the least ``g(t) = (R(t) - R(T_t)) / (leaves(T_t) -
-1)`` (exact
-rational arithmetic; ties collapse together).
+collapses the internal node(s) with the least
+``g(t) = (R(t) - R(T_t)) / (leaves(T_t) - 1)`` (exact rational arithmetic; ties collapse
+together).
 
 * ``model.cp_table(xval=0)`` -- rpart's ``printcp`` table, root first: ``CP``
   (``alpha / R(root)``: the tree of the row is optimal from this CP up to the

@@ -312,3 +312,32 @@ def test_weighted_importance_and_pruning_equal_repeated_rows():
     # the repeated data); errors are weighted and the table is well-formed
     cx = got.cp_table(xval=3)
     assert np.isfinite(cx["xerror"]).all() and (cx["xerror"] >= 0).all()
+
+
+# ---------------------------------------------------------------------------------------
+# murtree_fit: whole-number weights
+
+
+def test_murtree_weights_are_repeated_rows():
+    from pybsnsing.optimal import murtree_fit
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, (120, 6))
+    y = np.where((X[:, 0] & X[:, 1]) | (X[:, 2] & ~X[:, 3] & 1), "a", "b")
+    flip = rng.random(120) < 0.15
+    y = np.where(flip, np.where(y == "a", "b", "a"), y)
+    w = rng.integers(0, 4, 120)
+    got = murtree_fit(X, y, max_depth=3, sample_weight=w)
+    want = murtree_fit(np.repeat(X, w, axis=0), np.repeat(y, w), max_depth=3)
+    assert got.objective == want.objective
+    assert [(n.feature, n.left, n.right, n.counts.tolist()) for n in got.nodes] == [
+        (n.feature, n.left, n.right, n.counts.tolist()) for n in want.nodes]
+    # the weighted objective is minimal: no worse than the unweighted optimum's weighted errors
+    plain = murtree_fit(X, y, max_depth=3)
+    pred = plain.predict(X)
+    assert got.objective <= int(np.sum(w * (pred != y)))
+    cw = murtree_fit(X, y, max_depth=3, class_weight={"a": 3})
+    sw = murtree_fit(X, y, max_depth=3, sample_weight=np.where(y == "a", 3, 1))
+    assert cw.objective == sw.objective
+    with pytest.raises(ValueError, match="whole-number"):
+        murtree_fit(X, y, max_depth=2, sample_weight=np.full(120, 0.5))

@@ -138,6 +138,8 @@ def murtree_fit(
     sparse_coefficient: float = 0.0,
     time_limit: float | None = 600,
     fewest_nodes: bool = True,
+    sample_weight: Any = None,
+    class_weight: Any = None,
 ) -> OptimalTreeModel:
     """Fit an optimal classification tree on binary features with MurTree.
 
@@ -171,6 +173,14 @@ def murtree_fit(
             default objective does; the misclassifications (and the sparse
             objective) are the same, the tree may have more nodes (never a
             split whose children are no better than a leaf).
+        sample_weight: whole-number weight of each row (None: 1): the tree minimises
+            the weighted misclassifications, exactly the tree of the data with each row
+            repeated that many times (restriction: weights must be whole numbers -- the
+            MurTree engine counts rows -- and the work grows with their total; rows of
+            weight 0 are left out). The model's counts, ``objective`` and ``n_samples``
+            are then weighted.
+        class_weight: a dict ``{class label: whole number}`` multiplying
+            ``sample_weight`` (``"balanced"`` only where it gives whole numbers).
 
     Returns:
         The fitted :class:`~pybsnsing.optimal.model.OptimalTreeModel`.
@@ -183,6 +193,8 @@ def murtree_fit(
     max_depth, max_num_nodes, n_nodes, sparse_coefficient, time_limit, fewest_nodes = (
         check_settings(max_depth, max_num_nodes, sparse_coefficient, time_limit, fewest_nodes))
     X, names, classes, codes = prepare_data(X_binary, y)
+    if sample_weight is not None or class_weight is not None:
+        X, codes = _repeat_by_weight(X, classes, codes, sample_weight, class_weight)
     n = X.shape[0]
     d_eff, n_eff = _engine.normalise(max_depth, n_nodes)
     A, B, s = cost_weights(n, d_eff, sparse_coefficient, fewest_nodes)
@@ -192,6 +204,21 @@ def murtree_fit(
         res, names=names, classes=classes, A=A, B=B, max_depth=max_depth,
         max_num_nodes=max_num_nodes, sparse_coefficient=sparse_coefficient,
         time_limit=time_limit, n_samples=n, runtime=time.perf_counter() - t0)
+
+
+def _repeat_by_weight(X: np.ndarray, classes: np.ndarray, codes: np.ndarray,
+                      sample_weight: Any, class_weight: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The rows repeated by their whole-number weights (see :func:`murtree_fit`)."""
+    from ..weighted import resolve_weights
+
+    w = resolve_weights(None, list(classes), codes, sample_weight, class_weight)
+    assert w is not None
+    if not np.all(w == np.floor(w)):
+        raise PybsnsingValueError(
+            "murtree_fit takes whole-number weights only (the MurTree engine counts rows; "
+            "a row of weight k counts as k rows); scale fractional weights to whole numbers")
+    reps = w.astype(np.int64)
+    return np.repeat(X, reps, axis=0), np.repeat(codes, reps)
 
 
 def check_settings(
