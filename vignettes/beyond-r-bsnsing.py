@@ -4,7 +4,7 @@
 # What rpart and scikit-learn users reach for first, and R bsnsing lacks:
 # importances, depth and leaves, the leaf and the path of each row, the rules
 # as text, Python and SQL, a tie-correct AUC, a depth limit and cost-complexity
-# pruning. Nothing here changes R bsnsing's default tree.
+# pruning, case and class weights. Nothing here changes R bsnsing's default tree.
 #
 # Run it with `python vignettes/beyond-r-bsnsing.py`; files go to
 # `vignettes/figures/` (or `$PYBSNSING_VIGNETTE_OUT`).
@@ -104,3 +104,23 @@ best = table.loc[table["xerror"].idxmin(), "CP"]
 pruned = model.prune(best) if best > 0 else model
 acc = np.mean(pruned.predict(test, type="class") == test["Class"].to_numpy())
 print(f"pruned at cp={best:.4g}: {pruned.n_splits} splits, test accuracy {acc:.3f}")
+
+# %% [markdown]
+# ## Case and class weights
+#
+# `sample_weight` (one non-negative number per row) and `class_weight`
+# (`"balanced"` or `{label: weight}`) make every count of the tree a sum of
+# weights: the split search, binarization, stopping rules, the nodes' class and
+# probability (`nobs`, `n1`, `n0` stay row counts; `w1`, `w0` are the weights).
+# Whole-number weights give exactly the tree of the rows repeated. With a rare
+# class, `"balanced"` lets the tree predict it at all.
+
+# %%
+pima = load_dataset("pima")
+positive = (pima["Class"] == "1").to_numpy()
+keep = ~positive | (np.random.default_rng(0).random(len(pima)) < 0.06)
+rare = pima[keep].reset_index(drop=True)  # 11 of 511 rows in class 1
+for name, kw in (("unweighted", {}), ("balanced", {"class_weight": "balanced"})):
+    m = bsnsing("Class ~ .", rare, **kw)
+    found = np.mean(m.predict(pima, type="class")[positive] == "1")
+    print(f"{name:>10}: {m.get_n_leaves()} leaves, {found:.3f} of all class-1 rows found")
