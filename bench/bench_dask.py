@@ -2,13 +2,20 @@
 synthetic recipe) fitted on ``LocalCluster(n_workers=2, threads_per_worker=1,
 memory_limit="2GiB")``, against the in-memory engine on the same rows.
 
-    python bench/bench_dask.py --rows 1000000 10000000 [--rows 30000000 --no-inmemory]
+    python bench/bench_dask.py --rows 1000000 10000000 [--no-external]
+    python bench/bench_dask.py --rows 30000000 --no-inmemory --no-external
+    python bench/bench_dask.py --rows 1000000 --sweep 50000 100000 200000 400000 --no-inmemory
+    python bench/bench_dask.py --synthetic1m        # equality on the reference set (slow)
+    python bench/bench_dask.py --plot               # bench/results/dask.png from dask.csv
 
-For each size: the parquet data set is written once (``--dir``, in 1M-row files), the Dask
-fit runs (seconds per level, MB gathered to / sent from the driver, the workers' peak
-memory as the scheduler reports it every 0.5 s), then the in-memory fit of the same rows
-(``pd.read_parquet`` + :func:`pybsnsing.bsnsing`), and the two trees are compared node
-for node.  Results are appended to ``bench/results/dask.txt``.
+For each size: the parquet data set is written once (``--dir``, in files of ``--file-rows``
+rows, 250 000 by default: one Dask partition per file), the Dask fit runs (seconds per
+level, MB gathered to / sent from the driver, the workers' peak memory as the scheduler
+reports it every 0.5 s), then the in-memory fit of the same rows (``pd.read_parquet`` +
+:func:`pybsnsing.bsnsing`), and the two trees are compared node for node.  Results are
+appended to ``bench/results/dask.txt`` and one line per fit to ``bench/results/dask.csv``.
+``--no-external`` fits with ``import_external=False``: then no rows of a large node move
+(with the default, rpart's questions gather each large node's columns to the driver).
 
 The synthetic recipe is that of ``shared/data/tabular/synthetic*`` (10 standard normal
 columns; ``y = x1 + x2 x3 - x4/2 + (x5 > 1)/2 + N(0, 1/2) > 0``; see
@@ -32,11 +39,12 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 CHUNK = 1_000_000
+FILE_ROWS = 250_000
 
 
-def write_parquet(folder: Path, n: int, seed: int = 2024) -> Path:
-    """The synthetic recipe as a parquet folder of ``n`` rows (files of 1M rows)."""
-    out = folder / f"synthetic_{n}"
+def write_parquet(folder: Path, n: int, seed: int = 2024, file_rows: int = FILE_ROWS) -> Path:
+    """The synthetic recipe as a parquet folder of ``n`` rows (files of ``file_rows``)."""
+    out = folder / f"synthetic_{n}_f{file_rows}"
     done = out / "_done"
     if done.exists():
         return out
@@ -49,7 +57,9 @@ def write_parquet(folder: Path, n: int, seed: int = 2024) -> Path:
         y = np.where(lin + rng.normal(0, 0.5, m) > 0, "pos", "neg")
         df = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 11)])
         df["y"] = y
-        df.to_parquet(out / f"part-{k:05d}.parquet", index=False)
+        for q, b in enumerate(range(0, m, file_rows)):
+            df.iloc[b:b + file_rows].to_parquet(out / f"part-{k:05d}-{q:03d}.parquet",
+                                                index=False)
     done.write_text("ok\n")
     return out
 
@@ -83,15 +93,84 @@ class MemoryWatch:
         self._t.join()
 
 
+def write_frame(df: pd.DataFrame, out: Path, file_rows: int = FILE_ROWS) -> Path:
+    """A pandas frame as a parquet folder (files of ``file_rows`` rows)."""
+    if (out / "_done").exists():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    for q, b in enumerate(range(0, len(df), file_rows)):
+        df.iloc[b:b + file_rows].to_parquet(out / f"part-{q:05d}.parquet", index=False)
+    (out / "_done").write_text("ok\n")
+    return out
+
+
+CSV_FIELDS = ["date", "data", "rows", "partitions", "external", "max_rules", "local_rows",
+              "dask_s", "setup_s", "inmemory_s", "same", "peak_mib", "gathered_mb",
+              "sent_mb", "levels", "question_rounds", "rpart_rows"]
+
+
+def record(path: Path, row: dict) -> None:
+    import csv
+
+    new = not path.exists()
+    with path.open("a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=CSV_FIELDS)
+        if new:
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in CSV_FIELDS})
+
+
+def plot(csv_path: Path, out: Path) -> None:
+    """Scaling plot: seconds against rows, Dask and in-memory, log-log."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    df = pd.read_csv(csv_path)
+    df = df[df["data"] == "synthetic"]
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    for ext, g in df.groupby("external"):
+        g = g[g["local_rows"] == g["local_rows"].mode().iloc[0]]
+        g = g.groupby("rows").last().reset_index()
+        lab = "rpart questions" if ext else "import_external=False"
+        ax[0].plot(g["rows"], g["dask_s"], "o-", label=f"Dask, {lab}")
+        m = g.dropna(subset=["inmemory_s"])
+        if len(m):
+            ax[0].plot(m["rows"], m["inmemory_s"], "s--", label=f"in-memory, {lab}")
+        ax[1].plot(g["rows"], g["peak_mib"], "o-", label=f"worker peak, {lab}")
+    ax[1].axhline(2048, color="grey", lw=0.8, ls=":", label="worker limit 2 GiB")
+    for a, t in ((ax[0], "fit seconds"), (ax[1], "MiB")):
+        a.set_xscale("log")
+        a.set_xlabel("rows (x 10 columns)")
+        a.set_ylabel(t)
+        a.legend(fontsize=7)
+    ax[0].set_yscale("log")
+    fig.suptitle("pybsnsing.dask on LocalCluster(2 workers x 1 thread, 2 GiB), 2 shared cores")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, nargs="+", default=[1_000_000])
     ap.add_argument("--dir", type=Path, default=Path("/tmp/pybsnsing_bench_dask"))
+    ap.add_argument("--file-rows", type=int, default=FILE_ROWS)
     ap.add_argument("--max-rules", type=int, default=2)
     ap.add_argument("--local-rows", type=int, default=None)
+    ap.add_argument("--sweep", type=int, nargs="*", default=None,
+                    help="local_rows values to time (Dask fits only)")
+    ap.add_argument("--no-external", action="store_true", help="import_external=False")
     ap.add_argument("--no-inmemory", action="store_true", help="skip the in-memory fit")
+    ap.add_argument("--synthetic1m", action="store_true",
+                    help="shared/data/tabular/synthetic1m: Dask tree == in-memory tree")
+    ap.add_argument("--plot", action="store_true", help="only draw the scaling plot")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "dask.txt")
     args = ap.parse_args()
+    csv_path = args.out.with_suffix(".csv")
+    if args.plot:
+        plot(csv_path, args.out.with_suffix(".png"))
+        return
 
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
@@ -101,21 +180,17 @@ def main() -> None:
     from pybsnsing.dask._fit import DEFAULT_LOCAL_ROWS
 
     local_rows = DEFAULT_LOCAL_ROWS if args.local_rows is None else args.local_rows
+    ext = not args.no_external
     lines: list[str] = []
 
     def say(s: str = "") -> None:
         print(s, flush=True)
         lines.append(s)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        with args.out.open("a") as fh:
+            fh.write(s + "\n")
 
-    say(f"== bench_dask {time.strftime('%Y-%m-%d %H:%M')}  max_rules={args.max_rules} "
-        f"local_rows={local_rows}  LocalCluster(n_workers=2, threads_per_worker=1, "
-        "memory_limit='2GiB'); machine: 2 cores shared")
-    for n in args.rows:
-        t = time.perf_counter()
-        folder = write_parquet(args.dir, n)
-        say(f"\n-- {n} rows x 10 columns: parquet {folder} "
-            f"({sum(f.stat().st_size for f in folder.glob('*.parquet')) / 1e6:.0f} MB, "
-            f"ready in {time.perf_counter() - t:.1f}s)")
+    def fit(folder: Path, n: int, data: str, lr: int, inmemory: bool) -> None:
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                           memory_limit="2GiB", dashboard_address=None) as cluster, \
                 Client(cluster) as client:
@@ -123,33 +198,68 @@ def main() -> None:
             with MemoryWatch(client) as mw:
                 t = time.perf_counter()
                 model = bsnsing_dask("y ~ .", ddf, client, max_rules=args.max_rules,
-                                     local_rows=local_rows, keep_obs=n <= 2_000_000)
+                                     local_rows=lr, keep_obs=n <= 2_000_000,
+                                     import_external=ext)
                 t_dask = time.perf_counter() - t
             info = model.dask_info
-            say(f"dask fit: {t_dask:.1f}s (setup {info.setup_seconds:.1f}s, "
-                f"{info.n_partitions} partitions), {model.n_splits} splits, "
-                f"{model.n_leaves} leaves; worker peak memory {mw.peak / 2**20:.0f} MiB "
-                "(limit 2048 MiB)")
+            say(f"dask fit (local_rows={lr}, import_external={ext}): {t_dask:.1f}s (setup "
+                f"{info.setup_seconds:.1f}s, {info.n_partitions} partitions), "
+                f"{model.n_splits} splits, {model.n_leaves} leaves; worker peak memory "
+                f"{mw.peak / 2**20:.0f} MiB (limit 2048 MiB)")
             say(info.table())
             gathered = sum(d["bytes_gathered"] for d in info.levels)
-            say(f"bytes gathered to the driver: {gathered / 1e6:.0f} MB "
-                f"({gathered / (n * 10 * 8):.2f} x the design matrix)")
-        if args.no_inmemory:
-            continue
+            sent = sum(d["bytes_sent"] for d in info.levels)
+            rounds = sum(d.get("question_rounds", 0) for d in info.levels)
+            rp = sum(d.get("rpart_rows", 0) for d in info.levels)
+            say(f"bytes moved: {gathered / 1e6:.0f} MB to the driver "
+                f"({gathered / (n * 10 * 8):.3f} x the design matrix), {sent / 1e6:.1f} MB "
+                f"from it; {rounds} question rounds; rows gathered for rpart: {rp}")
+        row = dict(date=time.strftime("%Y-%m-%d %H:%M"), data=data, rows=n,
+                   partitions=info.n_partitions, external=int(ext),
+                   max_rules=args.max_rules, local_rows=lr, dask_s=round(t_dask, 1),
+                   setup_s=round(info.setup_seconds, 1), peak_mib=round(mw.peak / 2**20),
+                   gathered_mb=round(gathered / 1e6, 1), sent_mb=round(sent / 1e6, 1),
+                   levels=len(info.levels), question_rounds=rounds, rpart_rows=rp)
+        if inmemory:
+            t = time.perf_counter()
+            df = pd.read_parquet(folder)
+            t_read = time.perf_counter() - t
+            t = time.perf_counter()
+            ref = pybsnsing.bsnsing("y ~ .", df, max_rules=args.max_rules,
+                                    import_external=ext)
+            t_mem = time.perf_counter() - t
+            same = ref.tree_signature() == model.tree_signature() and \
+                str(ref.summary()) == str(model.summary())
+            if n <= 2_000_000:
+                same = same and all(a.to_dict(include_obs=True) == b.to_dict(include_obs=True)
+                                    for a, b in zip(ref.nodes, model.nodes, strict=True))
+            say(f"in-memory fit: {t_mem:.1f}s (+ read {t_read:.1f}s); dask / in-memory = "
+                f"{t_dask / t_mem:.2f}; same tree node for node: {same}")
+            row.update(inmemory_s=round(t_mem, 1), same=same)
+            del df, ref
+        record(csv_path, row)
+
+    say(f"\n== bench_dask {time.strftime('%Y-%m-%d %H:%M')}  max_rules={args.max_rules} "
+        f"import_external={ext}  LocalCluster(n_workers=2, threads_per_worker=1, "
+        "memory_limit='2GiB'); machine: 2 cores shared with other jobs")
+    if args.synthetic1m:
+        from _data import load_shared
+
+        df = load_shared("synthetic1m")
+        folder = write_frame(df, args.dir / "shared_synthetic1m", args.file_rows)
+        say(f"\n-- shared synthetic1m ({len(df)} rows x {df.shape[1]} columns), parquet "
+            f"{folder}")
+        del df
+        fit(folder, 1_000_000, "synthetic1m", local_rows, True)
+        return
+    for n in args.rows:
         t = time.perf_counter()
-        df = pd.read_parquet(folder)
-        t_read = time.perf_counter() - t
-        t = time.perf_counter()
-        ref = pybsnsing.bsnsing("y ~ .", df, max_rules=args.max_rules)
-        t_mem = time.perf_counter() - t
-        same = ref.tree_signature() == model.tree_signature() and \
-            str(ref.summary()) == str(model.summary())
-        say(f"in-memory fit: {t_mem:.1f}s (+ read {t_read:.1f}s); dask / in-memory = "
-            f"{t_dask / t_mem:.2f}; same tree node for node: {same}")
-        del df, ref
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("a") as fh:
-        fh.write("\n".join(lines) + "\n")
+        folder = write_parquet(args.dir, n, file_rows=args.file_rows)
+        say(f"\n-- {n} rows x 10 columns: parquet {folder} "
+            f"({sum(f.stat().st_size for f in folder.glob('*.parquet')) / 1e6:.0f} MB, "
+            f"ready in {time.perf_counter() - t:.1f}s)")
+        for lr in (args.sweep or [local_rows]):
+            fit(folder, n, "synthetic", lr, not args.no_inmemory)
 
 
 if __name__ == "__main__":

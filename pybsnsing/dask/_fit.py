@@ -9,10 +9,13 @@ order is level order; node numbers are assigned at the end by replaying that FIF
 * a node with more than ``local_rows`` rows (a *large* node) is split by the driver
   and the workers together:
 
-  1. **questions** -- the node's candidate questions (internal cuts and levels, and the
-     native rpart questions) are made by the engine's own code
-     (``_Grower._sources``) from the node's rows, which are GATHERED TO THE DRIVER for
-     this step (see *Limits*);
+  1. **questions** -- the node's internal candidate questions (cuts, ``==``/``%in%``,
+     binary) are rebuilt exactly from per-partition statistics, no row moving
+     (:mod:`pybsnsing.dask._questions`: min/max per class, small distinct sets, exact
+     bucket histograms giving every sorted position, and the few mixed-class buckets
+     the cut walk and R's thinning read); the native rpart questions
+     (``import_external=True``, the default) still need the node's columns on the driver
+     (see *Limits*);
   2. **counters** -- each partition answers those questions on its rows of the node,
      bit-packs them per class (:func:`pybsnsing.kernels.enum.pack_by_class`) and returns
      the per-question class counts and the per-class popcount Gram matrices
@@ -33,13 +36,17 @@ order is level order; node numbers are assigned at the end by replaying that FIF
 Every step calls the engine's functions on the same rows in the same order, so the tree is
 the in-memory one, node for node (tests/test_dask.py).
 
-Limits of this first version (the rest of issue 20):
+Limits (the rest of issue 20):
 
-* step 1 gathers each large node's rows (``8 p + 1`` bytes a row) to the driver, one node at
-  a time: the driver needs memory for the largest node (the root: the whole design
-  matrix), the workers only for their blocks.  The exact distributed selection of the cut
-  positions (a histogram pass bracketing each needed position, then an exact pass in the
-  brackets) and the rpart questions from aggregated per-cut histograms are not done yet;
+* rpart's questions (``import_external=True``, the default) replay rpart's unstable
+  quicksort and its floating-point sums row by row, so they are not rebuilt from
+  histograms: each large node's design columns are gathered to the driver for them
+  (``8 p + 1`` bytes a row, plus the engine's sort orders, ``8 p`` bytes a row), one node
+  at a time.  With ``import_external=False`` no row of a large node moves: the driver
+  holds the bucket tables (about 1 000 - 4 000 buckets per column) and the fetched
+  buckets (at most ``max(2048, n / 1024)`` rows each, a few dozen per column);
+* ``gather_questions=True`` (comparisons) makes the questions from the gathered rows,
+  as the first version did;
 * missing predictor values are imputed by the training medians, as the engine does; the
   present values of each such design column are gathered to the driver for its exact
   median; a partition in which a predictor is entirely missing is an error

@@ -397,12 +397,12 @@ def _predict(col: _Col, thr: int, bsize: int, step: int) -> set[int]:
     """Buckets the rest of the thinning will probably visit (prefetched)."""
     out = set()
     nb = col.cnt.shape[0]
-    for i in range(0, 4 * col.n // max(bsize, 1) + 2):
+    for i in range(0, col.n // max(bsize, 1) + 2):
         pos = thr + step * i * bsize
         if pos < 0 or pos > col.n:
             break
         k = col.bucket_of_pos(min(max(pos - 1, 0), col.n - 1))
-        for kk in (k - 1, k, k + 1):
+        for kk in (k, k + step):
             if 0 <= kk < nb and 0 < col.c1[kk] < col.cnt[kk]:
                 out.add(kk)
     return out
@@ -430,7 +430,7 @@ def _guess(col: _Col, lo: float, up: float, segs: int) -> set[int]:
     nb = col.cnt.shape[0]
     k_lo, k_up = col.bucket_of_value(lo), min(col.bucket_of_value(up), nb - 1)
     cap = int(col.cnt.max())
-    out = _around(col, k_lo, 4 * cap, back=False) | _around(col, k_up, 4 * cap, fwd=False)
+    out = _around(col, k_lo, cap, back=False) | _around(col, k_up, cap, fwd=False)
     b_gt = max(int(np.rint(col.cum[k_up] / segs)), 1)
     b_lt = max(int(np.rint((col.n - col.start[k_lo]) / segs)), 1)
     out |= _predict(col, b_gt, b_gt, +1) | _predict(col, col.n - b_lt, b_lt, -1)
@@ -597,7 +597,7 @@ def build_questions(run_round: Callable[[Callable, dict], list], names: Sequence
             except _Need as e:
                 mixed = set()
                 for k in e.buckets:
-                    mixed |= _around(col, k, 2 * cap)
+                    mixed |= _around(col, k, cap)
                 need[j] = {k for k in (mixed | e.buckets | need.get(j, set()))
                            if k not in col.fetched}
                 if not need[j]:
