@@ -22,7 +22,8 @@ from distributed import Client, LocalCluster  # noqa: E402
 
 from pybsnsing import bscontrol, bsnsing  # noqa: E402
 from pybsnsing.dask import bsnsing_dask, predict_dask  # noqa: E402
-from pybsnsing.dask._fit import _stitch  # noqa: E402
+from pybsnsing.dask._fit import _answers, _question_spec, _stitch  # noqa: E402
+from pybsnsing.dask._questions import build_questions, local_round  # noqa: E402
 from pybsnsing.datasets import dataset_formula, load_dataset  # noqa: E402
 from pybsnsing.errors import PybsnsingTypeError, PybsnsingValueError  # noqa: E402
 from pybsnsing.model import load_model  # noqa: E402
@@ -78,7 +79,7 @@ def test_same_tree_synthetic(client, max_rules):
 
 def test_same_tree_no_external_and_no_local(client):
     """Every node split distributedly (local_rows=0), internal questions only."""
-    df = _synthetic(3000, seed=3)
+    df = _synthetic(1200, seed=3)
     ddf = dd.from_pandas(df, npartitions=4)
     kw = {"import_external": False, "max_rules": 2}
     assert_same(bsnsing("y ~ .", df, **kw), bsnsing_dask("y ~ .", ddf, client, local_rows=0,
@@ -112,7 +113,7 @@ def test_same_tree_bundled(client, name):
     ddf = dd.from_pandas(df, npartitions=3)
     for kw in ({}, {"max_rules": 1}, {"max_rules": 3, "node_size": 5}):
         ref = bsnsing(formula, df, **kw)
-        got = bsnsing_dask(formula, ddf, client, local_rows=40, **kw)
+        got = bsnsing_dask(formula, ddf, client, local_rows=max(40, len(df) // 6), **kw)
         assert_same(ref, got)
 
 
@@ -164,12 +165,12 @@ def test_synthetic100k(client, shared):
     columns = pd.read_csv(tab / "columns.csv", keep_default_na=False)
     df = read_canonical(tab / file, columns, "synthetic100k")
     ddf = dd.from_pandas(df, npartitions=4)
-    assert_same(bsnsing("y ~ .", df), bsnsing_dask("y ~ .", ddf, client, local_rows=20_000))
-    head = df.iloc[:20_000].reset_index(drop=True)
+    assert_same(bsnsing("y ~ .", df), bsnsing_dask("y ~ .", ddf, client, local_rows=40_000))
+    head = df.iloc[:8_000].reset_index(drop=True)
     hdf = dd.from_pandas(head, npartitions=3)
     for mr in (1, 3):
         assert_same(bsnsing("y ~ .", head, max_rules=mr),
-                    bsnsing_dask("y ~ .", hdf, client, max_rules=mr, local_rows=4000))
+                    bsnsing_dask("y ~ .", hdf, client, max_rules=mr, local_rows=3000))
 
 
 def test_errors(client):
@@ -198,3 +199,100 @@ def test_stitch_matches_one_packing():
     Xn = _stitch([(p[1], n[1]) for p, n in zip(parts, ns, strict=True)], 7)
     np.testing.assert_array_equal(Xp, whole[0])
     np.testing.assert_array_equal(Xn, whole[1])
+
+
+# ---------------------------------------------------------------------------------------
+# the distributed question set == the engine's, node by node (no cluster: the partitions
+# are in-memory parts; the cluster runs the same functions)
+
+
+def _question_cases():
+    rng = np.random.default_rng(20)
+    n = 3000
+    x = rng.normal(size=n)
+    ties = np.where(rng.random(n) < 0.4, np.median(x), x.round(1))  # imputed-like ties
+    eps = 1.0 + rng.integers(0, 30, n) * np.finfo(float).eps  # midpoints round onto values
+    df = pd.DataFrame({"x": x, "ties": ties, "eps": eps, "few": rng.integers(0, 7, n),
+                       "sorted": np.sort(rng.normal(size=n)),
+                       "rare": rng.choice(["a", "b", "c", "zz"], n, p=[.6, .395, .004, .001]),
+                       "const": 2.5})
+    df["y"] = np.where(x + 0.3 * df["few"] + rng.normal(0, .7, n) > 0.4, "p", "n")
+    miss = _synthetic(2500, seed=4)
+    for col in ("x1", "x2", "cnt"):
+        miss.loc[rng.random(len(miss)) < 0.1, col] = np.nan
+    yield "ties", "y ~ .", df
+    yield "missing", "y ~ .", miss
+    for name in ("pima", "GlaucomaMVF", "titanic", "BreastCancer"):
+        yield name, dataset_formula(name), load_dataset(name)
+
+
+@pytest.mark.parametrize("case", list(_question_cases()), ids=lambda c: c[0])
+def test_questions_equal_in_memory(case):
+    """Texts, kinds, exact values and answers of every internal question, at the root and
+    at child nodes, for several partitionings and bucket sizes (small buckets force the
+    fetches, the twins of rounded midpoints, the thinning walks)."""
+    from pybsnsing.design import build_design
+    from pybsnsing.questions import question_set_from_orders, r_segments
+
+    _, formula, df = case
+    design, yser = build_design(formula, df)
+    X = np.asfortranarray(design.X)
+    y = (yser.astype(str) == sorted(yser.astype(str).unique())[-1]).to_numpy(np.int64)
+    rng = np.random.default_rng(len(df))
+    nodes = [np.arange(X.shape[0])]
+    j = int(np.argmax(X.std(axis=0)))
+    nodes += [np.flatnonzero(X[:, j] > np.median(X[:, j])),
+              np.flatnonzero(X[:, j] <= np.median(X[:, j]))]
+    for rows in nodes:
+        yn = y[rows]
+        if yn.min() == yn.max():
+            continue
+        Xn = np.asfortranarray(X[rows])
+        n = rows.shape[0]
+        for target in (0, 1):
+            for seg, nparts, cap in ((20, 3, 16), (3, 1, 5000), (6, 5, 64)):
+                kw = dict(segments=seg, num2factor=10, nseg_factor=20, bin_size=5,
+                          node_size=10)
+                ordm = np.vstack([np.argsort(Xn[:, c], kind="stable")
+                                  for c in range(Xn.shape[1])])
+                ref = question_set_from_orders(Xn, yn.astype(np.uint8), ordm, design.names,
+                                               target, **kw)
+                cuts = np.sort(rng.choice(np.arange(1, n), nparts - 1, replace=False))
+                b = [0, *cuts.tolist(), n]
+                parts = [(Xn[a:c], yn[a:c], np.arange(a, c))
+                         for a, c in zip(b[:-1], b[1:], strict=True)]
+                got, sets = build_questions(local_round(parts), design.names, n,
+                                            int(yn.sum()), target, cap=cap, **kw)
+                assert got.texts == ref.texts
+                np.testing.assert_array_equal(got.kinds, ref.kinds)
+                np.testing.assert_array_equal(got.values, ref.values)
+                np.testing.assert_array_equal(got.cols, ref.cols)
+                spec = _question_spec([got], None, None, sets)
+                np.testing.assert_array_equal(_answers(Xn, spec),
+                                              ref.dense(np.arange(n), n))
+    assert r_segments(20) == 20
+
+
+def test_questions_large_node_few_rounds():
+    """A 200 000-row node: a handful of rounds, a few buckets fetched."""
+    rng = np.random.default_rng(3)
+    n = 200_000
+    X = np.asfortranarray(rng.normal(size=(n, 4)))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=n) > 0).astype(np.int64)
+    parts = [(X[a:a + 50_000], y[a:a + 50_000], np.arange(a, a + 50_000))
+             for a in range(0, n, 50_000)]
+    moved = []
+
+    def run(fn, req):
+        out = local_round(parts)(fn, req)
+        if fn.__name__ == "part_fetch":
+            moved.append(sum(len(o[j][0][1]) for o in out for j in o))
+        return out
+
+    stats: dict = {}
+    got, _ = build_questions(run, ["a", "b", "c", "d"], n, int(y.sum()), 1, segments=20,
+                             num2factor=10, nseg_factor=20, bin_size=5, node_size=10,
+                             stats=stats)
+    assert got.m > 40
+    assert stats["question_rounds"] <= 8
+    assert sum(moved) < n * 4 / 4  # values fetched: a fraction of the node's n x 4
