@@ -118,6 +118,11 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
             ``TypeError`` or ``KeyError`` callers expect).
     """
     if type(data).__module__.startswith("dask"):  # a Dask DataFrame: pybsnsing.dask
+        if sample_weight is not None or class_weight is not None:
+            from .errors import InvalidParameterError
+
+            raise InvalidParameterError(
+                "sample_weight and class_weight are not supported for Dask data frames")
         from .dask import bsnsing_dask
 
         return bsnsing_dask(formula, data, None, control, collation=collation,

@@ -303,4 +303,6 @@ def prune_alpha(model: Any, ccp_alpha: float) -> Any:
 def _prune_one(tree: Any, alpha: float) -> Any:
     if alpha == 0:
         return collapse(tree, set())
-    return tree.prune(alpha * len(tree.y) / tree._root_risk())
+    w = _weights(tree)  # with case weights, alpha is per unit of the total weight
+    total = len(tree.y) if w is None else float(w.sum())
+    return tree.prune(alpha * total / float(tree._root_risk()))

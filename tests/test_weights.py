@@ -341,3 +341,17 @@ def test_murtree_weights_are_repeated_rows():
     assert cw.objective == sw.objective
     with pytest.raises(ValueError, match="whole-number"):
         murtree_fit(X, y, max_depth=2, sample_weight=np.full(120, 0.5))
+
+
+def test_estimator_ccp_alpha_with_weights():
+    """ccp_alpha is per unit of the total weight: integer weights prune as repeated rows."""
+    df = load_dataset("BreastCancer").dropna().reset_index(drop=True)
+    X = df.drop(columns="Class")
+    y = df["Class"].astype(str)
+    w = np.random.default_rng(4).integers(1, 4, df.shape[0])
+    rep = df.loc[df.index.repeat(w)].reset_index(drop=True)
+    for alpha in (0.002, 0.01):
+        a = BsnsingClassifier(ccp_alpha=alpha, import_external=False).fit(X, y, sample_weight=w)
+        b = BsnsingClassifier(ccp_alpha=alpha, import_external=False).fit(
+            rep.drop(columns="Class"), rep["Class"].astype(str))
+        assert [n.split_rule for n in a.model_.nodes] == [n.split_rule for n in b.model_.nodes]
