@@ -68,10 +68,10 @@ printcp.default <- function(x, digits = getOption("digits") - 2L, ...) {
   m
 }
 
-.print_cp <- function(x, m, digits) {
-  root <- x$tree.nodes[[1L]]
+.print_cp <- function(x, m, digits, model) {
   n <- length(x$fitted.values)
-  err <- min(root$node.n1, root$node.n0)
+  # Python's first line: the root's errors (the smaller class weight with case weights)
+  head <- strsplit(reticulate::py_to_r(model$printcp()), "\n", fixed = TRUE)[[1L]][1L]
   cat("Classification tree (bsnsing):\n")
   if (!is.null(x$call)) cat(.deparse1(x$call), "\n", sep = "")
   used <- unique(unlist(lapply(x$tree.nodes, function(nd) {
@@ -83,8 +83,7 @@ printcp.default <- function(x, digits = getOption("digits") - 2L, ...) {
   })))
   cat("\nVariables actually used in tree construction:\n")
   print(sort(used), quote = FALSE)
-  cat("\nRoot node error: ", format(err), "/", n, " = ",
-      format(signif(err / n, digits)), "\n\nn= ", n, " \n\n", sep = "")
+  cat("\n", head, "\n\nn= ", n, " \n\n", sep = "")
   print(m, digits = digits)
 }
 
@@ -98,8 +97,9 @@ printcp.bsnsing <- function(x, digits = getOption("digits") - 2L, xval = 0L, see
     stop(simpleError("'xval' must be 0 or a whole number >= 2", here))
   }
   seed <- .check_count(seed, "seed", here)
-  m <- .cp_matrix(.py_model(x), xval, seed, here)
-  .print_cp(x, m, digits)
+  model <- .py_model(x)
+  m <- .cp_matrix(model, xval, seed, here)
+  .print_cp(x, m, digits, model)
   invisible(m)
 }
 
