@@ -345,9 +345,13 @@ def test_kernels_compile_once():
                  K._stored_phase1, K._last_phase1, K._last_phase1_k2, K._fill_chunk):
         assert len(disp.signatures) <= 1, disp
     # level 2 gets a second one when it stores its children (store=True instead of None)
-    for disp in (K._extend_level, K._last_level, K._level_two):
+    for disp in (K._extend_level, K._level_two):
         assert len(disp.signatures) <= 2, disp
         assert len({str(s[:-3]) for s in disp.signatures}) <= 1, disp
+    # the last level: one per parent width case (k2, kg: True / None for two questions),
+    # each serial or parallel
+    assert len(K._last_level.signatures) <= 4
+    assert len({str(s[:-5]) for s in K._last_level.signatures}) <= 1
 
 
 # ---------------------------------------------------------------------------------------

@@ -281,7 +281,7 @@ def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
     return keep[:nk], kfp[:nk], kfn[:nk], ktau[:nk], vb2, best_j
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _grow1(a, n):
     """``a`` (1-D) with room for at least ``n`` entries (doubling)."""
     if a.shape[0] >= n:
@@ -297,7 +297,7 @@ def _grow1(a, n):
     return b
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@njit(cache=True, error_model="numpy")
 def _grow2(a, n):
     """``a`` (2-D) with room for at least ``n`` rows (doubling)."""
     if a.shape[0] >= n:
@@ -725,17 +725,18 @@ def _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, p
 
 @njit(cache=True, error_model="numpy", parallel=True)
 def _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
-                          idx, c, vb2, node_size, nsgc, covp, covn, elig, bestv, bestj):
+                          idx, c, vb2, node_size, nsgc, covp, covn, elig, bestv, bestj, k2,
+                          kg):
     nb = covp.shape[0]
     # block b owns scratch row b and the parents b, b + nb, b + 2*nb, ...
     for b in prange(nb):
         row = np.int64(b)  # int64 as in the serial loop: one compiled kernel serves both
         for t in range(row, c, nb):
-            if pcols.shape[1] == 2:
+            if k2 is not None:  # k2, kg: see _last_level
                 _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
                                 pfn, idx, t, vb2, node_size, nsgc, covp, covn, row, elig,
                                 bestv, bestj)
-            else:
+            if kg is not None:
                 _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
                              pfn, idx, t, vb2, node_size, nsgc, covp, covn, row, elig, bestv,
                              bestj)
@@ -747,16 +748,19 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
     code is compiled only by the first level that can use it."""
     par = True if nblocks > 1 and _may_run_parallel(Xp.shape[0], pfp.shape[0], chunk_slots,
                                                     par_min_slots) else None
+    k2 = True if pcols.shape[1] == 2 else None
+    kg = None if k2 else True
     # a first fit's background compile (pybsnsing._warmup): wait for the stage that
     # compiles this level's kernels rather than compile them a second time
-    wait_stage("parallel" if par is not None else "mr3" if pcols.shape[1] == 2 else "mr4")
+    wait_stage("parallel" if par is not None else "mr3" if k2 else "mr4")
     return _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
-                       vb2, node_size, nsgc, nblocks, par, chunk_slots, par_min_slots)
+                       vb2, node_size, nsgc, nblocks, par, chunk_slots, par_min_slots, k2,
+                       kg)
 
 
 @njit(cache=True, error_model="numpy")
 def _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2,
-                node_size, nsgc, nblocks, par, chunk_slots, par_min_slots):
+                node_size, nsgc, nblocks, par, chunk_slots, par_min_slots, k2, kg):
     """The last level (rules of ``max_rules`` questions): nothing is stored.
 
     Phase 1 summarises each parent of a chunk (its number of children and its first best
@@ -766,13 +770,16 @@ def _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, 
     improvements within one parent are strictly decreasing.  ``nblocks`` > 1 runs phase 1
     in parallel over that many scratch rows for chunks of at least ``par_min_slots`` child
     slots (``par`` not None); a chunk holds at most ``chunk_slots`` slots (at least 16
-    parents).
+    parents). ``k2``: ``True`` when the parents hold two questions (``pcols.shape[1] ==
+    2``), else ``None``; ``kg`` the other way round. numba prunes a branch on ``x is not
+    None`` only when ``x`` is ``None``, so each phase-1 kernel sits under its own flag and
+    the other case's kernel is not compiled (max_rules 3 compiles only
+    :func:`_last_phase1_k2`, deeper searches only :func:`_last_phase1`).
 
     Returns ``(vb2, best_p, best_j, neval)``.
     """
     m = Xp.shape[0]
     P = pfp.shape[0]
-    k = pcols.shape[1]
     neval = np.int64(0)
     best_p = -1
     best_j = -1
@@ -795,15 +802,15 @@ def _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, 
             if nb > 1 and c * m >= par_min_slots:
                 _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
                                       pfp, pfn, idx, c, vb2, node_size, nsgc, covp, covn, elig,
-                                      bestv, bestj)
+                                      bestv, bestj, k2, kg)
                 done = True
         if not done:
             for t in range(c):
-                if k == 2:
+                if k2 is not None:
                     _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols,
                                     pfp, pfn, idx, t, vb2, node_size, nsgc, covp, covn, row0,
                                     elig, bestv, bestj)
-                else:
+                if kg is not None:
                     _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp,
                                  pfn, idx, t, vb2, node_size, nsgc, covp, covn, row0, elig,
                                  bestv, bestj)
