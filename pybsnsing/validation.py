@@ -8,15 +8,18 @@ Every function returns the checked value in the form the kernels want, or raises
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
+import pandas as pd
 
 from .errors import PybsnsingTypeError, PybsnsingValueError
 
 __all__ = ["MAX_RULES_CAP", "SearchArgs", "SearchResult", "as_binary_matrix",
-           "as_binary_vector", "as_groups", "as_int", "search_args"]
+           "as_binary_vector", "as_groups", "as_int", "as_whole", "check_binary", "float_values",
+           "search_args"]
 
 #: R's C code keeps rules in fixed arrays of 10 columns
 MAX_RULES_CAP = 10
@@ -131,6 +134,65 @@ def as_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
         rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
         raise PybsnsingValueError(f"{name} must be in {rng}, got {value}")
     return value
+
+
+def as_whole(value: Any, name: str, lo: int, hi: int | None = None) -> int:
+    """``value`` as an int in ``lo..hi``: strictly an integer (no float, no bool), else a
+    :class:`~pybsnsing.errors.PybsnsingValueError` (the optimal-tree fitters' settings)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise PybsnsingValueError(f"{name} must be an integer, not {value!r}")
+    value = int(value)
+    if value < lo or (hi is not None and value > hi):
+        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
+        raise PybsnsingValueError(f"{name} must be {rng}, got {value}")
+    return value
+
+
+def float_values(X: Any, prefix: str, convert: str = "O") -> np.ndarray:
+    """``X`` as an array: a data frame as float (missing values NaN), an array whose dtype
+    kind is in ``convert`` cast to float, any other array as it is. A failed conversion
+    raises :class:`~pybsnsing.errors.PybsnsingValueError` ``"<prefix>: <reason>"``."""
+    if isinstance(X, pd.DataFrame):
+        try:
+            return X.to_numpy(dtype=float, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise PybsnsingValueError(f"{prefix}: {exc}") from exc
+    A = np.asarray(X)
+    if A.dtype.kind in convert:
+        try:
+            A = A.astype(float)
+        except (TypeError, ValueError) as exc:
+            raise PybsnsingValueError(f"{prefix}: {exc}") from exc
+    return A
+
+
+def check_binary(X: Any, name: str = "X_binary") -> np.ndarray:
+    """``X`` (array or data frame of 0/1 features) as a C-contiguous uint8 0/1 matrix;
+    :class:`~pybsnsing.errors.PybsnsingValueError` naming the first bad entry otherwise."""
+    A = float_values(X, f"{name} must hold only 0/1 values")
+    if A.dtype.kind not in "biuf":
+        raise PybsnsingValueError(
+            f"{name} must be a numeric or boolean 0/1 matrix, not {A.dtype}")
+    if A.ndim != 2:
+        raise PybsnsingValueError(f"{name} must be 2-dimensional, got {A.ndim} dimension(s)")
+    if A.dtype.kind == "f":
+        if np.isnan(A).any():
+            rows, cols = np.nonzero(np.isnan(A))
+            raise PybsnsingValueError(
+                f"{name} contains NaN (first at row {rows[0]}, column {cols[0]}); "
+                "binary features must not be missing"
+            )
+    if A.dtype.kind != "b":
+        bad = (A != 0) & (A != 1)
+        if bad.any():
+            rows, cols = np.nonzero(bad)
+            value = A[rows[0], cols[0]].item()
+            raise PybsnsingValueError(
+                f"{name} must be binary (0/1): found {value!r} at row {rows[0]}, "
+                f"column {cols[0]}; binarise the features first (see pybsnsing.optimal.murtree "
+                "for formula data)"
+            )
+    return np.ascontiguousarray(A, dtype=np.uint8)
 
 
 class SearchArgs(NamedTuple):

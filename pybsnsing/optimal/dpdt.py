@@ -54,8 +54,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..validation import as_whole, check_binary, float_values
 from .model import OptimalTreeModel, OptimalTreeNode
-from .solver import check_binary
 from .solver import encode_y as _encode_y
 
 __all__ = [
@@ -143,15 +143,15 @@ class Test:
 # ---------------------------------------------------------------------------
 
 
-class _ThresholdSpace:
-    """Continuous features; a state is its rows sorted by every feature (p x n int32)."""
+class _CartSpace:
+    """The ``"cart"`` generator's settings and its expansion of a state (the tests of a
+    greedy CART tree, depth- or leaf-limited); a subclass holds the rows of a state and
+    provides ``_tests``, ``_children`` and ``_min_error`` on its layout."""
 
-    def __init__(self, X, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
+    def __init__(self, n, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
         from ..kernels import dpdt as K
-        from ..kernels.rpart import argsort_rows
 
         self.K = K
-        self.xt = np.ascontiguousarray(X.T, dtype=np.float64)
         self.codes = codes
         self.C = C
         self.rnd = rnd
@@ -159,10 +159,50 @@ class _ThresholdSpace:
         self.cart_leaves = cart_leaves
         self.min_leaf = min_leaf
         self.crit = K.ENTROPY if criterion == "entropy" else K.GINI
-        self.xlx = K.xlogx_table(X.shape[0])
+        self.xlx = K.xlogx_table(n)
+        self.shortcuts = 0
+
+    def expand(self, state, depth, greedy, last=False):
+        if last and not greedy:
+            # a state whose children are leaves keeps only its fewest-errors test (unit
+            # costs): when the first test of the generator (its greedy tree's root)
+            # already has the fewest errors of ANY threshold split, the rest of the
+            # generator's tree cannot beat it, nor precede it in test order
+            feats, thrs = self._tests(state, 1, 0)
+            if feats.shape[0]:
+                kk, cnt, h = self._children(state, feats, thrs)
+                rows = self.rows(state)
+                tot = np.bincount(self.codes[rows], minlength=self.C)
+                err = int(kk[0] - cnt[0].max() + (rows.shape[0] - kk[0])
+                          - (tot - cnt[0]).max())
+                if err == self._min_error(state):
+                    self.shortcuts += 1
+                    return feats, thrs, cnt, h, kk
+        if greedy:
+            feats, thrs = self._tests(state, 1, 0)
+        elif self.cart_depth is not None:
+            feats, thrs = self._tests(state, self.cart_depth, 0)
+        else:
+            L = self.cart_leaves[min(depth, len(self.cart_leaves) - 1)]
+            feats, thrs = self._tests(state, 1 << 30, max(2, L))
+        kk, cnt, h = self._children(state, feats, thrs)
+        return feats, thrs, cnt, h, kk
+
+    def test(self, f, t):
+        return Test("le", int(f), float(t))
+
+
+class _ThresholdSpace(_CartSpace):
+    """Continuous features; a state is its rows sorted by every feature (p x n int32)."""
+
+    def __init__(self, X, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
+        from ..kernels.rpart import argsort_rows
+
+        super().__init__(X.shape[0], codes, C, rnd, cart_depth, cart_leaves, min_leaf,
+                         criterion)
+        self.xt = np.ascontiguousarray(X.T, dtype=np.float64)
         self.mark = np.zeros(X.shape[0], dtype=np.uint8)
         self._argsort = argsort_rows
-        self.shortcuts = 0
 
     def root(self):
         return np.ascontiguousarray(self._argsort(self.xt), dtype=np.int32)
@@ -170,65 +210,31 @@ class _ThresholdSpace:
     def rows(self, state):
         return state[0]
 
-    def expand(self, state, depth, greedy, last=False):
-        K = self.K
-        if last and not greedy:
-            # a state whose children are leaves keeps only its fewest-errors test (unit
-            # costs): when the first test of the generator (its greedy tree's root)
-            # already has the fewest errors of ANY threshold split, the rest of the
-            # generator's tree cannot beat it, nor precede it in test order
-            feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, 1, 0,
-                                       self.min_leaf, self.crit, self.xlx, self.mark)
-            if feats.shape[0]:
-                kk, cnt, h = K.threshold_children(self.xt, self.codes, self.C, state, feats,
-                                                  thrs, self.rnd)
-                tot = np.bincount(self.codes[state[0]], minlength=self.C)
-                err = int(kk[0] - cnt[0].max() + (state.shape[1] - kk[0])
-                          - (tot - cnt[0]).max())
-                if err == K.min_error_split(self.xt, self.codes, self.C, state):
-                    self.shortcuts += 1
-                    return feats, thrs, cnt, h, kk
-        if greedy:
-            feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, 1, 0, self.min_leaf,
-                                       self.crit, self.xlx, self.mark)
-        elif self.cart_depth is not None:
-            feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, self.cart_depth, 0,
-                                       self.min_leaf, self.crit, self.xlx, self.mark)
-        else:
-            L = self.cart_leaves[min(depth, len(self.cart_leaves) - 1)]
-            feats, thrs = K.cart_tests(self.xt, self.codes, self.C, state, 1 << 30, max(2, L),
-                                       self.min_leaf, self.crit, self.xlx, self.mark)
-        kk, cnt, h = K.threshold_children(self.xt, self.codes, self.C, state, feats, thrs,
-                                          self.rnd)
-        return feats, thrs, cnt, h, kk
+    def _tests(self, state, depth, leaves):
+        return self.K.cart_tests(self.xt, self.codes, self.C, state, depth, leaves,
+                                 self.min_leaf, self.crit, self.xlx, self.mark)
+
+    def _children(self, state, feats, thrs):
+        return self.K.threshold_children(self.xt, self.codes, self.C, state, feats, thrs,
+                                         self.rnd)
+
+    def _min_error(self, state):
+        return self.K.min_error_split(self.xt, self.codes, self.C, state)
 
     def child(self, state, aux, feats, a, side):
         left, right = self.K.threshold_child_orders(state, int(feats[a]), int(aux[a]), self.mark)
         return left if side == 0 else right
 
-    def test(self, f, t):
-        return Test("le", int(f), float(t))
 
-
-class _BinaryCartSpace:
+class _BinaryCartSpace(_CartSpace):
     """The ``"cart"`` generator on 0/1 features: a state is its row indices (int32), not
     p sorted lists; the tests (``x <= 0.5``), their order and the fronts are those of
     :class:`_ThresholdSpace` on the same data (tested), in far less time and memory."""
 
     def __init__(self, Xb, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
-        from ..kernels import dpdt as K
-
-        self.K = K
+        super().__init__(Xb.shape[0], codes, C, rnd, cart_depth, cart_leaves, min_leaf,
+                         criterion)
         self.Xb = np.ascontiguousarray(Xb, dtype=np.uint8)
-        self.codes = codes
-        self.C = C
-        self.rnd = rnd
-        self.cart_depth = cart_depth
-        self.cart_leaves = cart_leaves
-        self.min_leaf = min_leaf
-        self.crit = K.ENTROPY if criterion == "entropy" else K.GINI
-        self.xlx = K.xlogx_table(Xb.shape[0])
-        self.shortcuts = 0
 
     def root(self):
         return np.arange(self.Xb.shape[0], dtype=np.int32)
@@ -240,35 +246,15 @@ class _BinaryCartSpace:
         return self.K.cart_tests_bin(self.Xb, self.codes, self.C, state, depth, leaves,
                                      self.min_leaf, self.crit, self.xlx)
 
-    def expand(self, state, depth, greedy, last=False):
-        K = self.K
-        if last and not greedy:
-            feats, thrs = self._tests(state, 1, 0)
-            if feats.shape[0]:
-                kk, cnt, h = K.zero_children(self.Xb, self.codes, self.C, state, feats,
-                                             self.rnd)
-                tot = np.bincount(self.codes[state], minlength=self.C)
-                err = int(kk[0] - cnt[0].max() + (state.shape[0] - kk[0])
-                          - (tot - cnt[0]).max())
-                if err == K.min_error_split_bin(self.Xb, self.codes, self.C, state):
-                    self.shortcuts += 1
-                    return feats, thrs, cnt, h, kk
-        if greedy:
-            feats, thrs = self._tests(state, 1, 0)
-        elif self.cart_depth is not None:
-            feats, thrs = self._tests(state, self.cart_depth, 0)
-        else:
-            L = self.cart_leaves[min(depth, len(self.cart_leaves) - 1)]
-            feats, thrs = self._tests(state, 1 << 30, max(2, L))
-        kk, cnt, h = K.zero_children(self.Xb, self.codes, self.C, state, feats, self.rnd)
-        return feats, thrs, cnt, h, kk
+    def _children(self, state, feats, thrs):
+        return self.K.zero_children(self.Xb, self.codes, self.C, state, feats, self.rnd)
+
+    def _min_error(self, state):
+        return self.K.min_error_split_bin(self.Xb, self.codes, self.C, state)
 
     def child(self, state, aux, feats, a, side):
         col = self.Xb[state, int(feats[a])]
         return state[col == 0] if side == 0 else state[col == 1]
-
-    def test(self, f, t):
-        return Test("le", int(f), float(t))
 
 
 class _BinarySpace:
@@ -672,16 +658,9 @@ class DPDTTreeModel(OptimalTreeModel):
     def _input_matrix(self, X: Any) -> np.ndarray:
         if isinstance(X, pd.DataFrame):
             if self.design is not None and not set(self.feature_names) <= set(X.columns):
-                from ..design import design_for_newdata
                 from .binarize import apply_binarizer
 
-                D = design_for_newdata(self.design, X)
-                med = np.asarray(self.design.medians, dtype=float)
-                for j in range(D.shape[1]):
-                    miss = np.isnan(D[:, j])
-                    if miss.any() and not np.isnan(med[j]):
-                        D[miss, j] = med[j]
-                df = pd.DataFrame(D, columns=self.design.names, index=X.index)
+                df = self._design_frame(X)
                 if self.binarizer is not None:
                     df = apply_binarizer(self.binarizer, df, fit=False)
                 X = df
@@ -1087,12 +1066,6 @@ def _avg_tests(model: DPDTTreeModel, X: Any) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _check_int(value: Any, name: str, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
-        raise ValueError(f"{name} must be an integer >= {lo}, not {value!r}")
-    return int(value)
-
-
 def _alpha_grid(alphas: Any) -> np.ndarray:
     if isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool):
         if alphas < 1:
@@ -1105,19 +1078,10 @@ def _alpha_grid(alphas: Any) -> np.ndarray:
 
 
 def _as_matrix(X: Any) -> tuple[np.ndarray, list[str]]:
+    A = float_values(X, "X must be numeric", convert="cmMOSUVa")
     if isinstance(X, pd.DataFrame):
         names = [str(c) for c in X.columns]
-        try:
-            A = X.to_numpy(dtype=float, na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"X must be numeric: {exc}") from exc
     else:
-        A = np.asarray(X)
-        if A.dtype.kind not in "biuf":
-            try:
-                A = A.astype(float)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"X must be numeric: {exc}") from exc
         A = np.asarray(A, dtype=float)
         if A.ndim != 2:
             raise ValueError(f"X must be 2-dimensional, got {A.ndim} dimension(s)")
@@ -1195,17 +1159,75 @@ def dpdt_fit(
         :class:`DPDTResult`.
     """
     t0 = time.perf_counter()
-    max_depth = _check_int(max_depth, "max_depth", 0)
+    max_depth, min_samples_leaf, max_states, cart_depth, leaves, grid = _checked_settings(
+        max_depth, tests, criterion, on_limit, min_samples_leaf, max_states, cart_depth,
+        cart_leaves, alphas, time_limit)
+    A, names, classes, codes, costs = _fit_data(X, y, tests, feature_costs)
+    n = A.shape[0]
+    C = len(classes)
+
+    rng = np.random.default_rng([_SEED, int(random_state)])
+    rnd = rng.integers(0, 2**63, size=(2, n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    if tests == "cart":
+        space: Any = _cart_space(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
+                                 criterion)
+    elif tests == "binary":
+        space = _BinarySpace(A, codes, C, rnd, as_whole(top_b, "top_b", 1))
+    elif tests == "all":
+        space = _BinarySpace(A, codes, C, rnd, None)
+    else:
+        space = _RuleSpace(A, names, codes, C, rnd, _bsnsing_control(bsnsing_control),
+                           as_whole(bsnsing_depth, "bsnsing_depth", 1), costs)
+
+    deadline = None if time_limit is None else t0 + float(time_limit)
+    b = _Builder(space, codes, C, max_depth, _cost_function(tests, space, costs), max_states,
+                 deadline, on_limit)
+    b.unit_costs = costs is None
+    counts = np.bincount(codes, minlength=C).astype(np.int64)
+    from ..kernels import dpdt as K
+
+    _c, hroot = K.row_stats(np.arange(n, dtype=np.int64), codes, C, rnd)
+    root = b.solve(space.root(), 0, counts, (int(hroot[0]), int(hroot[1])))
+    if b.greedy:
+        warnings.warn(f"DPDT: {b.limit_reason}; the remaining states were expanded greedily "
+                      "(their generator's first test only)", DPDTLimitWarning, stacklevel=2)
+
+    hull, front, vert = _front_tables(b, root, n, grid, exact_hull)
+    st = b.store
+    stats = {
+        "states": int(st.n_states + b.terminal),
+        "expanded_states": int(b.expanded),
+        "stored_states": int(st.n_states),
+        "terminal_states": int(b.terminal),
+        "merged": int(b.cache_hits),
+        "hull_vertices": len(hull),
+        "last_level_shortcuts": int(getattr(space, "shortcuts", 0)),
+        "limit": b.limit_reason,
+    }
+    return DPDTResult(
+        front=front, hull=hull, alphas=grid, classes_=classes, n_samples=n,
+        max_depth=max_depth, tests=tests, runtime=time.perf_counter() - t0, stats=stats,
+        complete=not b.greedy, feature_names=names, criterion=criterion, _X=A, _codes=codes,
+        _builder=b,
+        _root=root, _front_vertex=vert,
+    )
+
+
+def _checked_settings(max_depth, tests, criterion, on_limit, min_samples_leaf, max_states,
+                      cart_depth, cart_leaves, alphas, time_limit):
+    """The checked settings of :func:`dpdt_fit`: (max_depth, min_samples_leaf, max_states,
+    cart_depth, cart_leaves as a list, the alpha grid)."""
+    max_depth = as_whole(max_depth, "max_depth", 0)
     if tests not in TESTS:
         raise ValueError(f"tests must be one of {TESTS}, not {tests!r}")
     if criterion not in ("entropy", "gini"):
         raise ValueError("criterion must be 'entropy' or 'gini'")
     if on_limit not in ("greedy", "raise"):
         raise ValueError("on_limit must be 'greedy' or 'raise'")
-    min_samples_leaf = _check_int(min_samples_leaf, "min_samples_leaf", 1)
-    max_states = _check_int(max_states, "max_states", 1)
+    min_samples_leaf = as_whole(min_samples_leaf, "min_samples_leaf", 1)
+    max_states = as_whole(max_states, "max_states", 1)
     if cart_depth is not None:
-        cart_depth = _check_int(cart_depth, "cart_depth", 1)
+        cart_depth = as_whole(cart_depth, "cart_depth", 1)
     leaves = [cart_leaves] if isinstance(cart_leaves, numbers.Integral) else list(cart_leaves)
     if not leaves or any(isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 2
                          for v in leaves):
@@ -1213,7 +1235,12 @@ def dpdt_fit(
     grid = _alpha_grid(alphas)
     if time_limit is not None and not (isinstance(time_limit, numbers.Real) and time_limit > 0):
         raise ValueError("time_limit must be a positive number of seconds or None")
+    return max_depth, min_samples_leaf, max_states, cart_depth, leaves, grid
 
+
+def _fit_data(X, y, tests, feature_costs):
+    """(X as a float or 0/1 matrix, feature names, classes, int64 class codes, feature
+    costs or None), checked."""
     if tests in ("binary", "all"):
         names = ([str(c) for c in X.columns] if isinstance(X, pd.DataFrame)
                  else [f"x{j}" for j in range(np.asarray(X).shape[1])])
@@ -1225,41 +1252,37 @@ def dpdt_fit(
         raise ValueError("X has no rows")
     classes, codes = _encode_y(y, n)
     codes = np.ascontiguousarray(codes, dtype=np.int64)
-    C = len(classes)
-
     costs = None
     if feature_costs is not None:
         costs = np.asarray(feature_costs, dtype=float).ravel()
         if costs.shape != (p,) or not np.all(np.isfinite(costs)) or (costs < 1).any():
             raise ValueError(f"feature_costs must be {p} finite values >= 1")
+    return A, names, classes, codes, costs
 
-    rng = np.random.default_rng([_SEED, int(random_state)])
-    rnd = rng.integers(0, 2**63, size=(2, n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
 
-    if tests == "cart" and A.size and np.isin(A, (0.0, 1.0)).all():
-        space: Any = _BinaryCartSpace(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
-                                      criterion)
-    elif tests == "cart":
-        space = _ThresholdSpace(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
+def _cart_space(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf, criterion):
+    """The ``"cart"`` generator's state space: on row sets for 0/1 data, else sorted rows."""
+    if A.size and np.isin(A, (0.0, 1.0)).all():
+        return _BinaryCartSpace(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
                                 criterion)
-    elif tests == "binary":
-        space = _BinarySpace(A, codes, C, rnd, _check_int(top_b, "top_b", 1))
-    elif tests == "all":
-        space = _BinarySpace(A, codes, C, rnd, None)
-    else:
-        from ..control import BsControl, bscontrol
+    return _ThresholdSpace(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf, criterion)
 
-        if bsnsing_control is None:
-            ctl = bscontrol()
-        elif isinstance(bsnsing_control, dict):
-            ctl = bscontrol(**bsnsing_control)
-        elif isinstance(bsnsing_control, BsControl):
-            ctl = bsnsing_control
-        else:
-            raise TypeError("bsnsing_control must be a BsControl or a dict")
-        space = _RuleSpace(A, names, codes, C, rnd, ctl,
-                           _check_int(bsnsing_depth, "bsnsing_depth", 1), costs)
 
+def _bsnsing_control(bsnsing_control):
+    """``bsnsing_control`` (None, a dict or a BsControl) as a BsControl."""
+    from ..control import BsControl, bscontrol
+
+    if bsnsing_control is None:
+        return bscontrol()
+    if isinstance(bsnsing_control, dict):
+        return bscontrol(**bsnsing_control)
+    if isinstance(bsnsing_control, BsControl):
+        return bsnsing_control
+    raise TypeError("bsnsing_control must be a BsControl or a dict")
+
+
+def _cost_function(tests, space, costs):
+    """The cost of a state's tests (features or rules) as a function of their indices."""
     if tests == "bsnsing":
         def cost_of(feats):
             return np.asarray([space.rule_cost[int(f)] for f in feats], dtype=float)
@@ -1269,19 +1292,11 @@ def dpdt_fit(
     else:
         def cost_of(feats):
             return costs[np.asarray(feats, dtype=np.int64)]
+    return cost_of
 
-    deadline = None if time_limit is None else t0 + float(time_limit)
-    b = _Builder(space, codes, C, max_depth, cost_of, max_states, deadline, on_limit)
-    b.unit_costs = costs is None
-    counts = np.bincount(codes, minlength=C).astype(np.int64)
-    from ..kernels import dpdt as K
 
-    _c, hroot = K.row_stats(np.arange(n, dtype=np.int64), codes, C, rnd)
-    root = b.solve(space.root(), 0, counts, (int(hroot[0]), int(hroot[1])))
-    if b.greedy:
-        warnings.warn(f"DPDT: {b.limit_reason}; the remaining states were expanded greedily "
-                      "(their generator's first test only)", DPDTLimitWarning, stacklevel=2)
-
+def _front_tables(b, root, n, grid, exact_hull):
+    """(hull, front, the hull vertex of each front row) of the root state's hull."""
     st = b.store
     off, ln = int(st.h_off[root]), int(st.h_len[root])
     E = st.HE[off:off + ln].copy()
@@ -1317,23 +1332,7 @@ def dpdt_fit(
         front["alpha_max"] = [grid[sel == v].max() for v in vert]
     front["objective"] = (front.errors + front.alpha_min * front["T"]) / n
     front = front.drop(columns="T").reset_index(drop=True)
-    stats = {
-        "states": int(st.n_states + b.terminal),
-        "expanded_states": int(b.expanded),
-        "stored_states": int(st.n_states),
-        "terminal_states": int(b.terminal),
-        "merged": int(b.cache_hits),
-        "hull_vertices": int(ln),
-        "last_level_shortcuts": int(getattr(space, "shortcuts", 0)),
-        "limit": b.limit_reason,
-    }
-    return DPDTResult(
-        front=front, hull=hull, alphas=grid, classes_=classes, n_samples=n,
-        max_depth=max_depth, tests=tests, runtime=time.perf_counter() - t0, stats=stats,
-        complete=not b.greedy, feature_names=names, criterion=criterion, _X=A, _codes=codes,
-        _builder=b,
-        _root=root, _front_vertex=vert,
-    )
+    return hull, front, vert
 
 
 def _vertex_shape(b: _Builder, sid: int, v: int) -> tuple[int, int, int]:

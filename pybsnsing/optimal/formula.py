@@ -7,9 +7,10 @@ from typing import Any
 import pandas as pd
 
 from ..errors import PybsnsingValueError
+from ..validation import check_binary
 from .binarize import QuantileBinarizer, apply_binarizer
 from .model import OptimalTreeModel
-from .solver import check_binary, murtree_fit
+from .solver import murtree_fit
 
 __all__ = ["murtree"]
 

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..errors import PybsnsingKeyError, PybsnsingValueError
 from ..inspection import OptimalTreeAccessors
+from ..validation import check_binary
 
 __all__ = ["OptimalTreeModel", "OptimalTreeNode"]
 
@@ -167,22 +168,26 @@ class OptimalTreeModel(OptimalTreeAccessors):
         )
 
     # --------------------------------------------------------------- predict
+    def _design_frame(self, X: pd.DataFrame) -> pd.DataFrame:
+        """The design columns of new data (before binarising), a missing number
+        imputed with its training median."""
+        from ..design import design_for_newdata
+
+        D = design_for_newdata(self.design, X)
+        med = np.asarray(self.design.medians, dtype=float)
+        for j in range(D.shape[1]):
+            miss = np.isnan(D[:, j])
+            if miss.any() and not np.isnan(med[j]):
+                D[miss, j] = med[j]
+        return pd.DataFrame(D, columns=self.design.names, index=X.index)
+
     def _binary_matrix(self, X: Any) -> np.ndarray:
         """The 0/1 feature matrix of new data (array or data frame)."""
-        from .solver import check_binary
-
         if isinstance(X, pd.DataFrame):
             if self.design is not None and not set(self.feature_names) <= set(X.columns):
-                from ..design import design_for_newdata
                 from .binarize import apply_binarizer
 
-                D = design_for_newdata(self.design, X)
-                med = np.asarray(self.design.medians, dtype=float)
-                for j in range(D.shape[1]):
-                    miss = np.isnan(D[:, j])
-                    if miss.any() and not np.isnan(med[j]):
-                        D[miss, j] = med[j]
-                df = pd.DataFrame(D, columns=self.design.names, index=X.index)
+                df = self._design_frame(X)
                 if self.binarizer is None:
                     raise PybsnsingValueError(
                         "this model has no binarizer (a custom binarizer is not saved by "

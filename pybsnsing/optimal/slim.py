@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import PybsnsingValueError
+from ..validation import check_binary
 from .model import OptimalTreeModel, OptimalTreeNode
 from .sat_encodings import SatNode, encoding_size, pysat, solve_depth
-from .solver import check_binary
 from .solver import encode_y as _encode_y
 
 __all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "sample_limit",

@@ -11,51 +11,13 @@ import numpy as np
 import pandas as pd
 
 from ..errors import PybsnsingValueError
+from ..validation import as_whole, check_binary
 from . import _engine
 from .model import OptimalTreeModel, OptimalTreeNode
 
 __all__ = ["check_binary", "check_settings", "model_from_result", "murtree_fit", "prepare_data"]
 
 MAX_DEPTH_LIMIT = 12
-
-
-def check_binary(X: Any, name: str = "X_binary") -> np.ndarray:
-    """``X`` as a C-contiguous uint8 0/1 matrix; clear errors otherwise."""
-    if isinstance(X, pd.DataFrame):
-        try:
-            A = X.to_numpy(dtype=float, na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise PybsnsingValueError(f"{name} must hold only 0/1 values: {exc}") from exc
-    else:
-        A = np.asarray(X)
-        if A.dtype == object:
-            try:
-                A = A.astype(float)
-            except (TypeError, ValueError) as exc:
-                raise PybsnsingValueError(f"{name} must hold only 0/1 values: {exc}") from exc
-        if A.dtype.kind not in "biuf":
-            raise PybsnsingValueError(
-                f"{name} must be a numeric or boolean 0/1 matrix, not {A.dtype}")
-    if A.ndim != 2:
-        raise PybsnsingValueError(f"{name} must be 2-dimensional, got {A.ndim} dimension(s)")
-    if A.dtype.kind == "f":
-        if np.isnan(A).any():
-            rows, cols = np.nonzero(np.isnan(A))
-            raise PybsnsingValueError(
-                f"{name} contains NaN (first at row {rows[0]}, column {cols[0]}); "
-                "binary features must not be missing"
-            )
-    if A.dtype.kind != "b":
-        bad = (A != 0) & (A != 1)
-        if bad.any():
-            rows, cols = np.nonzero(bad)
-            value = A[rows[0], cols[0]].item()
-            raise PybsnsingValueError(
-                f"{name} must be binary (0/1): found {value!r} at row {rows[0]}, "
-                f"column {cols[0]}; binarise the features first (see pybsnsing.optimal.murtree "
-                "for formula data)"
-            )
-    return np.ascontiguousarray(A, dtype=np.uint8)
 
 
 def encode_y(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -88,16 +50,6 @@ def encode_y(y: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     if len(codes) != n:
         raise PybsnsingValueError(f"X_binary has {n} rows but y has {len(codes)} labels")
     return classes, codes
-
-
-def _check_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise PybsnsingValueError(f"{name} must be an integer, not {value!r}")
-    value = int(value)
-    if value < lo or (hi is not None and value > hi):
-        rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-        raise PybsnsingValueError(f"{name} must be {rng}, got {value}")
-    return value
 
 
 def cost_weights(
@@ -228,10 +180,10 @@ def check_settings(
     """Checked settings of :func:`murtree_fit`: (max_depth, max_num_nodes, node budget
     (``max_num_nodes`` capped at 2^depth - 1), sparse_coefficient, time_limit (inf for
     None), fewest_nodes)."""
-    max_depth = _check_int(max_depth, "max_depth", 0, MAX_DEPTH_LIMIT)
+    max_depth = as_whole(max_depth, "max_depth", 0, MAX_DEPTH_LIMIT)
     limit = (1 << max_depth) - 1
     if max_num_nodes is not None:
-        max_num_nodes = _check_int(max_num_nodes, "max_num_nodes", 0)
+        max_num_nodes = as_whole(max_num_nodes, "max_num_nodes", 0)
     n_nodes = limit if max_num_nodes is None else min(max_num_nodes, limit)
     if isinstance(sparse_coefficient, bool) or not isinstance(sparse_coefficient, numbers.Real):
         raise PybsnsingValueError(
