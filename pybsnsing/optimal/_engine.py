@@ -136,6 +136,49 @@ class Engine:
             "cache_resizes": self.resizes,
         }
 
+    def _build_optimal(self, tree: _Tree, level: int, side: int, dd: int, nn: int,
+                       dec: tuple[int, int, int] | None = None) -> int:
+        """Rebuild the optimal subtree of (level, side) top-down, asking the search."""
+        st = self.st
+        if dec is None:
+            _s, _c, f, nl, nr = st.solve(level, side, dd, nn, int(_k.INF), self.A, self.B,
+                                         np.inf)
+            f, nl, nr = int(f), int(nl), int(nr)
+        else:
+            f, nl, nr = dec
+        k = tree.add(f, st.counts(level, side))
+        if f >= 0:
+            st.prepare_children(level, side, f)
+            tree.left[k] = self._build_optimal(tree, level + 1, 0, dd - 1, nl)
+            tree.right[k] = self._build_optimal(tree, level + 1, 1, dd - 1, nr)
+        return k
+
+    def _optimal_tree(self, d: int, n: int) -> _Tree:
+        out = self.st.build(d, n, self.A, self.B, False)  # one kernel call
+        if out is not None:
+            return _Tree.from_arrays(*out)
+        tree = _Tree()  # a record was dropped (full cache): ask the search again
+        self._build_optimal(tree, 0, 0, d, n)
+        return tree
+
+    def _bounded_solve(self, d: int, n: int, ub: int, root_lb: int, deadline: float) -> int:
+        """The search's status below the upper bound ``ub``: 2 = nothing better than ``ub``
+        exists (or ``ub`` meets the root's bound), > 0 = solved, < 0 = out of time; a
+        full cache is grown and the search resumed."""
+        meta = self.st.meta
+        status = 2  # the fallback meets the class-count bound: optimal
+        while ub > root_lb:
+            meta[_k.M_CHECK] = 1
+            status = int(self.st.solve(0, 0, d, n, ub, self.A, self.B, deadline)[0])
+            meta[_k.M_CHECK] = 0
+            if status < 0 and meta[_k.M_TIMEOUT] == 2:
+                self.st.grow()  # the cache filled up: grow it and resume (cached work is kept)
+                self.resizes += 1
+                continue
+            break
+        meta[_k.M_TIMEOUT] = 0
+        return status
+
     def search(self, max_depth: int, max_nodes: int, deadline: float,
                incumbent: SearchResult | None = None) -> SearchResult:
         """Optimal tree for budgets (max_depth <= the engine's, max_nodes), anytime.
@@ -148,34 +191,9 @@ class Engine:
         meta = st.meta
         meta[_k.M_RB_COST] = _k.INF
         d, n = normalise(max_depth, max_nodes)
-        inf = int(_k.INF)
-
-        def build_optimal(tree: _Tree, level: int, side: int, dd: int, nn: int,
-                          dec: tuple[int, int, int] | None = None) -> int:
-            """Rebuild the optimal subtree of (level, side) top-down, asking the search."""
-            if dec is None:
-                _s, _c, f, nl, nr = st.solve(level, side, dd, nn, inf, A, B, np.inf)
-                f, nl, nr = int(f), int(nl), int(nr)
-            else:
-                f, nl, nr = dec
-            k = tree.add(f, st.counts(level, side))
-            if f >= 0:
-                st.prepare_children(level, side, f)
-                tree.left[k] = build_optimal(tree, level + 1, 0, dd - 1, nl)
-                tree.right[k] = build_optimal(tree, level + 1, 1, dd - 1, nr)
-            return k
-
-        def optimal_tree() -> _Tree:
-            out = st.build(d, n, A, B, False)  # one kernel call
-            if out is not None:
-                return _Tree.from_arrays(*out)
-            tree = _Tree()  # a record was dropped (full cache): ask the search again
-            build_optimal(tree, 0, 0, d, n)
-            return tree
-
         optimal = True
         if d <= 2:
-            tree = optimal_tree()
+            tree = self._optimal_tree(d, n)
         else:
             # a heuristic tree first: the initial upper bound and the anytime fallback
             fallback = _Tree.from_arrays(*st.build(d, n, A, B, True))
@@ -184,28 +202,18 @@ class Engine:
                 fallback = _Tree.from_arrays(incumbent.feature, incumbent.left,
                                              incumbent.right, incumbent.counts)
                 ub = incumbent.cost
-            root_lb = class_count_bound(st.counts(0, 0), n, A, B)
-            status = 2  # the fallback meets the class-count bound: optimal
-            while ub > root_lb:
-                meta[_k.M_CHECK] = 1
-                status = int(st.solve(0, 0, d, n, ub, A, B, deadline)[0])
-                meta[_k.M_CHECK] = 0
-                if status < 0 and meta[_k.M_TIMEOUT] == 2:
-                    st.grow()  # the cache filled up: grow it and resume (cached work is kept)
-                    self.resizes += 1
-                    continue
-                break
-            meta[_k.M_TIMEOUT] = 0
+            status = self._bounded_solve(d, n, ub, class_count_bound(st.counts(0, 0), n, A, B),
+                                         deadline)
             if status == 2:
                 tree = fallback
             elif status > 0:
-                tree = optimal_tree()
+                tree = self._optimal_tree(d, n)
             else:  # out of time: the best complete root decision so far, or the fallback
                 optimal = False
                 if meta[_k.M_RB_COST] < ub:
                     tree = _Tree()
                     dec = (int(meta[_k.M_RB_F]), int(meta[_k.M_RB_NL]), int(meta[_k.M_RB_NR]))
-                    build_optimal(tree, 0, 0, d, n, dec)
+                    self._build_optimal(tree, 0, 0, d, n, dec)
                 else:
                     tree = fallback
         return SearchResult(

@@ -1095,25 +1095,12 @@ def _as_matrix(X: Any) -> tuple[np.ndarray, list[str]]:
 
 
 def dpdt_fit(
-    X: Any,
-    y: Any,
-    max_depth: int = 3,
-    *,
-    tests: str = "cart",
-    cart_depth: int | None = None,
-    cart_leaves: Any = (3,),
-    criterion: str = "gini",
-    top_b: int = 10,
-    bsnsing_depth: int = 2,
-    bsnsing_control: Any = None,
-    alphas: Any = 1000,
-    feature_costs: Any = None,
-    min_samples_leaf: int = 1,
-    max_states: int = 1_000_000,
-    time_limit: float | None = None,
-    on_limit: str = "greedy",
-    exact_hull: bool = False,
-    random_state: int = 0,
+    X: Any, y: Any, max_depth: int = 3, *,
+    tests: str = "cart", cart_depth: int | None = None, cart_leaves: Any = (3,),
+    criterion: str = "gini", top_b: int = 10, bsnsing_depth: int = 2,
+    bsnsing_control: Any = None, alphas: Any = 1000, feature_costs: Any = None,
+    min_samples_leaf: int = 1, max_states: int = 1_000_000, time_limit: float | None = None,
+    on_limit: str = "greedy", exact_hull: bool = False, random_state: int = 0,
 ) -> DPDTResult:
     """Fit DPDT: the best trees of depth <= ``max_depth`` for every complexity penalty.
 
@@ -1165,52 +1152,64 @@ def dpdt_fit(
     A, names, classes, codes, costs = _fit_data(X, y, tests, feature_costs)
     n = A.shape[0]
     C = len(classes)
-
-    rng = np.random.default_rng([_SEED, int(random_state)])
-    rnd = rng.integers(0, 2**63, size=(2, n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    rnd = _hash_keys(n, random_state)
     if tests == "cart":
         space: Any = _cart_space(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
                                  criterion)
-    elif tests == "binary":
-        space = _BinarySpace(A, codes, C, rnd, as_whole(top_b, "top_b", 1))
-    elif tests == "all":
-        space = _BinarySpace(A, codes, C, rnd, None)
-    else:
+    elif tests == "bsnsing":
         space = _RuleSpace(A, names, codes, C, rnd, _bsnsing_control(bsnsing_control),
                            as_whole(bsnsing_depth, "bsnsing_depth", 1), costs)
-
+    else:
+        space = _BinarySpace(A, codes, C, rnd,
+                             as_whole(top_b, "top_b", 1) if tests == "binary" else None)
     deadline = None if time_limit is None else t0 + float(time_limit)
     b = _Builder(space, codes, C, max_depth, _cost_function(tests, space, costs), max_states,
                  deadline, on_limit)
     b.unit_costs = costs is None
-    counts = np.bincount(codes, minlength=C).astype(np.int64)
+    root = _solve_root(b, space, codes, C, rnd)
+    hull, front, vert = _front_tables(b, root, n, grid, exact_hull)
+    return DPDTResult(
+        front=front, hull=hull, alphas=grid, classes_=classes, n_samples=n,
+        max_depth=max_depth, tests=tests, runtime=time.perf_counter() - t0,
+        stats=_fit_stats(b, space, len(hull)), complete=not b.greedy, feature_names=names,
+        criterion=criterion, _X=A, _codes=codes, _builder=b, _root=root, _front_vertex=vert,
+    )
+
+
+def _hash_keys(n: int, random_state: int) -> np.ndarray:
+    """The (2, n) odd uint64 keys of the row-set hashes."""
+    rng = np.random.default_rng([_SEED, int(random_state)])
+    return rng.integers(0, 2**63, size=(2, n), dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+
+
+def _solve_root(b, space, codes, C, rnd):
+    """Solve the root state (all rows, depth 0); its state id. Warns (for the caller of
+    :func:`dpdt_fit`) when a limit made the search greedy."""
     from ..kernels import dpdt as K
 
+    n = codes.shape[0]
+    counts = np.bincount(codes, minlength=C).astype(np.int64)
     _c, hroot = K.row_stats(np.arange(n, dtype=np.int64), codes, C, rnd)
     root = b.solve(space.root(), 0, counts, (int(hroot[0]), int(hroot[1])))
-    if b.greedy:
+    if b.greedy:  # stacklevel 3: the caller of dpdt_fit
         warnings.warn(f"DPDT: {b.limit_reason}; the remaining states were expanded greedily "
-                      "(their generator's first test only)", DPDTLimitWarning, stacklevel=2)
+                      "(their generator's first test only)", DPDTLimitWarning, stacklevel=3)
+    return root
 
-    hull, front, vert = _front_tables(b, root, n, grid, exact_hull)
+
+def _fit_stats(b, space, hull_vertices):
+    """The search counts of a fit (``DPDTResult.stats``)."""
     st = b.store
-    stats = {
+    return {
         "states": int(st.n_states + b.terminal),
         "expanded_states": int(b.expanded),
         "stored_states": int(st.n_states),
         "terminal_states": int(b.terminal),
         "merged": int(b.cache_hits),
-        "hull_vertices": len(hull),
+        "hull_vertices": int(hull_vertices),
         "last_level_shortcuts": int(getattr(space, "shortcuts", 0)),
         "limit": b.limit_reason,
     }
-    return DPDTResult(
-        front=front, hull=hull, alphas=grid, classes_=classes, n_samples=n,
-        max_depth=max_depth, tests=tests, runtime=time.perf_counter() - t0, stats=stats,
-        complete=not b.greedy, feature_names=names, criterion=criterion, _X=A, _codes=codes,
-        _builder=b,
-        _root=root, _front_vertex=vert,
-    )
 
 
 def _checked_settings(max_depth, tests, criterion, on_limit, min_samples_leaf, max_states,

@@ -96,10 +96,17 @@ def murtree_path(
         A :class:`MurTreePath`.
     """
     t0 = time.perf_counter()
+    max_depth, top, time_limit, fewest_nodes, (X, names, classes, codes) = _path_inputs(
+        X_binary, y, max_depth, max_num_nodes, time_limit, fewest_nodes)
+    return _path(X, names, classes, codes, max_depth, top, time_limit, fewest_nodes, t0)
+
+
+def _path_inputs(X_binary, y, max_depth, max_num_nodes, time_limit, fewest_nodes):
+    """(max_depth, the largest budget, time_limit, fewest_nodes, (X, names, classes,
+    codes)), checked as :func:`~pybsnsing.optimal.murtree_fit` checks them."""
     max_depth, _mnn, top, _sparse, time_limit, fewest_nodes = check_settings(
         max_depth, max_num_nodes, 0.0, time_limit, fewest_nodes)
-    X, names, classes, codes = prepare_data(X_binary, y)
-    return _path(X, names, classes, codes, max_depth, top, time_limit, fewest_nodes, t0)
+    return max_depth, top, time_limit, fewest_nodes, prepare_data(X_binary, y)
 
 
 def _path(X, names, classes, codes, max_depth, top, time_limit, fewest_nodes, t0):
@@ -209,9 +216,8 @@ def murtree_cv(
         A :class:`MurTreeCV`.
     """
     t0 = time.perf_counter()
-    max_depth, _mnn, top, _sparse, time_limit, fewest_nodes = check_settings(
-        max_depth, max_num_nodes, 0.0, time_limit, fewest_nodes)
-    X, names, classes, codes = prepare_data(X_binary, y)
+    max_depth, top, time_limit, fewest_nodes, (X, names, classes, codes) = _path_inputs(
+        X_binary, y, max_depth, max_num_nodes, time_limit, fewest_nodes)
     n = X.shape[0]
     if isinstance(cv, bool) or not isinstance(cv, int | np.integer) or not 2 <= cv <= n:
         raise PybsnsingValueError(f"cv must be an integer in [2, {n}], got {cv!r}")
