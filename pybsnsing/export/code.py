@@ -354,13 +354,19 @@ def _py_column(design: Any, term: tuple, j: int) -> str:
     raise PybsnsingValueError(f"cannot export the design term {term!r}")  # pragma: no cover
 
 
-def _py_question(q: Any, x: str) -> str:
+def _numeric_test(q: Any, x: str, num: Any, eq: str) -> tuple[str | None, list | None]:
+    """(the code of a numeric comparison, None), or (None, the texts of a text test):
+    ``num`` writes a number, ``eq`` is the language's equality operator."""
     if q.op in (">", "<", ">=", "<="):
-        return f"{x} {q.op} {float(q.value)!r}"
+        return f"{x} {q.op} {num(q.value)}", None
     if q.op == "==" and not isinstance(q.value, str):
-        return f"{x} == {float(q.value)!r}"
-    texts = [q.value] if q.op == "==" else list(q.values)
-    return f"_is({x}, {frozenset(texts)!r})"
+        return f"{x} {eq} {num(q.value)}", None
+    return None, [q.value] if q.op == "==" else list(q.values)
+
+
+def _py_question(q: Any, x: str) -> str:
+    code, texts = _numeric_test(q, x, lambda v: repr(float(v)), "==")
+    return code if texts is None else f"_is({x}, {frozenset(texts)!r})"
 
 
 class _PyWriter:
@@ -593,12 +599,10 @@ def _preimage(text: str) -> tuple[float, float] | None:
 
 
 def _sql_question(q: Any, x: str) -> str:
-    if q.op in (">", "<", ">=", "<="):
-        return f"{x} {q.op} {_sql_num(q.value)}"
-    if q.op == "==" and not isinstance(q.value, str):
-        return f"{x} = {_sql_num(q.value)}"
+    code, texts = _numeric_test(q, x, _sql_num, "=")
+    if texts is None:
+        return code
     # R compares as.character(x) with the texts: x within the numbers written so
-    texts = [q.value] if q.op == "==" else list(q.values)
     parts = []
     for t in texts:
         span = _preimage(t)
