@@ -26,6 +26,9 @@ file) and, where there is one, the way out.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 __all__ = [
     "DataError",
     "FormulaError",
@@ -36,6 +39,7 @@ __all__ = [
     "PybsnsingKeyError",
     "PybsnsingTypeError",
     "PybsnsingValueError",
+    "input_errors",
 ]
 
 
@@ -87,3 +91,24 @@ class ModelFileError(PybsnsingValueError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"not a valid pybsnsing model file: {reason}")
         self.reason = reason
+
+
+@contextlib.contextmanager
+def input_errors() -> Iterator[None]:
+    """scikit-learn's (and numpy's) input errors as pybsnsing's :class:`DataError`,
+    worded for the user (the message of a check of scikit-learn is kept)."""
+    try:
+        yield
+    except PybsnsingError:
+        raise
+    except (ValueError, TypeError) as exc:
+        msg = str(exc)
+        if any(t in msg for t in ("could not convert", "float() argument", "NAType",
+                                  "cannot convert")):
+            msg = ("X given as an array must hold numbers only (each argument must be a "
+                   "string or a number convertible to float; found text, an object or pd.NA); "
+                   "pass a pandas DataFrame to use string, categorical or nullable columns")
+        elif "not supported between instances" in msg:
+            msg = ("y mixes class labels of different types (e.g. numbers and strings); "
+                   "give the classes as one type")
+        raise DataError(msg) from exc

@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .errors import PybsnsingValueError
+from .errors import PybsnsingValueError, input_errors
 
 if TYPE_CHECKING:  # pragma: no cover
     from .design import Design
@@ -405,9 +405,7 @@ class EstimatorAccessors:
         return self.model_  # type: ignore[attr-defined]
 
     def _new_frame(self, X: Any) -> pd.DataFrame:
-        from .sklearn import _input_errors
-
-        with _input_errors():
+        with input_errors():
             frame, _ = self._frame(X, fit=False)  # type: ignore[attr-defined]
         return frame
 

@@ -259,10 +259,10 @@ class PruningMixin:
 
 
 def _single_leaf(y: np.ndarray) -> tuple[list, int]:
-    from .tree import _make_node
+    from .tree import make_node
 
     n = len(y)
-    return [_make_node(0, -1, 0, np.arange(n, dtype=np.int64), y, n)], 0
+    return [make_node(0, -1, 0, np.arange(n, dtype=np.int64), y, n)], 0
 
 
 class MultiPruningMixin:

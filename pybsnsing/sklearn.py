@@ -44,7 +44,6 @@ bsnsing is deterministic: there is no ``random_state``.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import warnings
 from typing import Any
@@ -65,7 +64,7 @@ from sklearn.utils.validation import (  # noqa: E402
     column_or_1d,
 )
 
-from .errors import DataError, PybsnsingError, PybsnsingValueError  # noqa: E402
+from .errors import PybsnsingValueError, input_errors  # noqa: E402
 from .inspection import EstimatorAccessors  # noqa: E402
 
 try:  # scikit-learn >= 1.6
@@ -100,27 +99,6 @@ def _validate(est: BaseEstimator, X: Any, y: Any = "no_validation", **kwargs: An
     if kwargs.pop("skip_check_array", False):
         kwargs["cast_to_ndarray"] = False
     return est._validate_data(X, y, **kwargs)
-
-
-@contextlib.contextmanager
-def _input_errors():
-    """scikit-learn's (and numpy's) input errors as pybsnsing's :class:`DataError`,
-    worded for the user (the message of a check of scikit-learn is kept)."""
-    try:
-        yield
-    except PybsnsingError:
-        raise
-    except (ValueError, TypeError) as exc:
-        msg = str(exc)
-        if any(t in msg for t in ("could not convert", "float() argument", "NAType",
-                                  "cannot convert")):
-            msg = ("X given as an array must hold numbers only (each argument must be a "
-                   "string or a number convertible to float; found text, an object or pd.NA); "
-                   "pass a pandas DataFrame to use string, categorical or nullable columns")
-        elif "not supported between instances" in msg:
-            msg = ("y mixes class labels of different types (e.g. numbers and strings); "
-                   "give the classes as one type")
-        raise DataError(msg) from exc
 
 
 def _response_name(columns: list[str]) -> str:
@@ -309,7 +287,7 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
         from .api import bsnsing
 
         control = self.control()
-        with _input_errors():
+        with input_errors():
             frame, yv = self._frame(X, fit=True, y=y)
             check_classification_targets(yv)
             classes, codes = np.unique(yv, return_inverse=True)
@@ -334,7 +312,7 @@ class BsnsingClassifier(EstimatorAccessors, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, n_samples x n_classes, columns in ``classes_`` order."""
         check_is_fitted(self)
-        with _input_errors():
+        with input_errors():
             frame, _ = self._frame(X, fit=False)
         if frame.isna().to_numpy().any():
             warnings.warn(

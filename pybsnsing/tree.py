@@ -51,7 +51,8 @@ from .search import (
     structural_groups,
 )
 
-__all__ = ["Node", "grow_tree", "effective_node_size"]
+__all__ = ["Grower", "Node", "NodeColumns", "effective_node_size", "grow_nodes", "grow_tree",
+           "make_node", "splittable"]
 
 #: solvers that search bit-packed columns (the numba ENUM kernels)
 _PACKED_SOLVERS = ("enum_c", "enum")
@@ -154,8 +155,9 @@ def effective_node_size(control: BsControl, n_train: int) -> int:
     return int(control.node_size)
 
 
-def _make_node(number: int, parent: int, depth: int, rows: np.ndarray, y: np.ndarray,
-               n_train: int) -> Node:
+def make_node(number: int, parent: int, depth: int, rows: np.ndarray, y: np.ndarray,
+              n_train: int) -> Node:
+    """A leaf node of the rows ``rows`` (counts of ``y``, share of ``n_train``)."""
     nobs = int(rows.size)
     n1 = int(y[rows].sum())
     n0 = nobs - n1
@@ -173,7 +175,7 @@ def splittable(node: Node, node_size: int, stop_prob: float) -> bool:
     return max(node.n1, node.n0) / node.nobs < stop_prob
 
 
-class _NodeColumns(Mapping):
+class NodeColumns(Mapping):
     """The node's rows of the design columns, fetched only when a rule names them.
 
     A name used by several columns maps to the last of them, as the dict of
@@ -195,7 +197,7 @@ class _NodeColumns(Mapping):
         return len(self._col_of)
 
 
-class _Grower:
+class Grower:
     """The per-tree state of the growth loop: the design matrix in column order, the
     labels, scratch arrays indexed by row id, and the work done at one node."""
 
@@ -236,6 +238,19 @@ class _Grower:
         if not control.suppress_internal and np.isnan(self.X).any():
             bad = [self.names[j] for j in range(p) if np.isnan(self.X[:, j]).any()]
             raise ValueError(f"missing values (NaN) in column(s) {bad}; impute them first")
+
+    def make_node(self, number: int, parent: int, depth: int, rows: np.ndarray) -> Node:
+        """A leaf node of ``rows`` (its counts; :func:`make_node`)."""
+        return make_node(number, parent, depth, rows, self.y, self.X.shape[0])
+
+    def can_split(self, node: Node) -> bool:
+        """Whether a child is split further (:func:`splittable`)."""
+        return splittable(node, self.node_size, self.control.stop_prob)
+
+    def describe(self, node: Node, rule: str, seconds: float) -> str:
+        """The verbose line of a node."""
+        return (f"node {node.number}: nobs {node.nobs}, n1 {node.n1}, n0 {node.n0}, "
+                f"rule: {rule or '(leaf)'} [{seconds:.2f}s]")
 
     def root_orders(self) -> np.ndarray:
         """(p, n) int64: every column's stable ascending order of all rows."""
@@ -361,7 +376,7 @@ def find_rule(X: np.ndarray, names: list[str], y: np.ndarray, target: int,
     ``X``/``y`` are the node's rows; ``y`` is coded 0/1 and ``target`` is the
     node's majority class.
     """
-    g = _Grower(X, names, y, control, node_size)
+    g = Grower(X, names, y, control, node_size)
     return g.find_rule(np.arange(g.X.shape[0], dtype=np.int64), g.root_orders(), target)
 
 
@@ -386,11 +401,21 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
     n_train = X.shape[0]
     y = np.asarray(y, dtype=np.int64)
     node_size = effective_node_size(control, n_train)
-    grower = _Grower(X, names, y, control, node_size)
+    grower = Grower(X, names, y, control, node_size)
+    root = make_node(0, -1, 0, np.arange(n_train, dtype=np.int64), y, n_train)
+    return grow_nodes(grower, root, grower.root_orders(), max_depth, progress), node_size
+
+
+def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | None,
+               progress=None) -> list[Node]:
+    """Grow the tree breadth-first from ``root`` (its rows' sorted orders ``ordm``): each
+    node's rule by ``grower.find_rule``, its children by ``grower.make_node``, split
+    further where ``grower.can_split``. Returns the nodes in number order."""
+    control = grower.control
     Xf = grower.X
-    root = _make_node(0, -1, 0, np.arange(n_train, dtype=np.int64), y, n_train)
     nodes = [root]
-    queue: list[tuple[Node, np.ndarray] | None] = [(root, grower.root_orders())]
+    queue: list[tuple[Node, np.ndarray] | None] = [(root, ordm)]
+    del ordm
     head = 0
     t0 = time.perf_counter()
     while head < len(queue):
@@ -404,23 +429,21 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
         rows = node.obs
         rule = grower.find_rule(rows, ordm, node.node_class)
         if control.verbose:
-            print(f"node {node.number}: nobs {node.nobs}, n1 {node.n1}, n0 {node.n0}, "
-                  f"rule: {rule or '(leaf)'} [{time.perf_counter() - t0:.2f}s]")
+            print(grower.describe(node, rule, time.perf_counter() - t0))
         if not rule:
             continue
-        left = evaluate_rule(rule, _NodeColumns(Xf, rows, grower.col_of))
+        left = evaluate_rule(rule, NodeColumns(Xf, rows, grower.col_of))
         n_left = int(left.sum())
         if n_left == 0 or n_left == rows.size:
             continue
         node.split_rule = rule
         rows_left = rows[left]
-        lnode = _make_node(len(nodes), node.number, node.depth + 1, rows_left, y, n_train)
-        rnode = _make_node(len(nodes) + 1, node.number, node.depth + 1, rows[~left], y,
-                           n_train)
+        lnode = grower.make_node(len(nodes), node.number, node.depth + 1, rows_left)
+        rnode = grower.make_node(len(nodes) + 1, node.number, node.depth + 1, rows[~left])
         node.lchild, node.rchild = lnode.number, rnode.number
         nodes.extend((lnode, rnode))
-        split_l = splittable(lnode, node_size, control.stop_prob)
-        split_r = splittable(rnode, node_size, control.stop_prob)
+        split_l = grower.can_split(lnode)
+        split_r = grower.can_split(rnode)
         if max_depth is not None and lnode.depth >= max_depth:
             split_l = split_r = False
         if split_l or split_r:
@@ -432,4 +455,8 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
         del ordm, item
         if progress is not None:
             progress(len(nodes))
-    return nodes, node_size
+    return nodes
+
+
+#: the former private name (pybsnsing/_warmup.py still imports it)
+_Grower = Grower

@@ -54,7 +54,7 @@ from .errors import InvalidParameterError, PybsnsingValueError
 from .questions import NodeRows, QuestionSet, question_set_from_orders
 from .rules import evaluate_rule
 from .search import question_groups
-from .tree import Node, _Grower, _NodeColumns
+from .tree import Grower, Node, NodeColumns, grow_nodes
 from .validation import MAX_RULES_CAP, SearchResult, search_args
 
 __all__ = [
@@ -388,17 +388,28 @@ def _whole(w: np.ndarray) -> bool:
     return bool(np.all(w == np.floor(w)) and w.max() < 2**31)
 
 
-class _WeightedGrower(_Grower):
-    """:class:`pybsnsing.tree._Grower` with row weights (see the module docstring)."""
+class _WeightedGrower(Grower):
+    """:class:`pybsnsing.tree.Grower` with row weights (see the module docstring)."""
 
     def __init__(self, X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
                  node_size: int, w: np.ndarray) -> None:
         super().__init__(X, names, y, control, node_size)
         self.w = np.ascontiguousarray(w, dtype=np.float64)
+        self.wtotal = float(self.w.sum())
         self.whole = _whole(self.w)
         if control.opt_solver not in _WEIGHTED_SOLVERS:
             raise InvalidParameterError(
                 f"weights need opt_solver 'enum_c' (or 'enum'); got {control.opt_solver!r}")
+
+    def make_node(self, number: int, parent: int, depth: int, rows: np.ndarray) -> Node:
+        return _wnode(number, parent, depth, rows, self.y, self.w, self.wtotal)
+
+    def can_split(self, node: Node) -> bool:
+        return weighted_splittable(node, self.node_size, self.control.stop_prob)
+
+    def describe(self, node: Node, rule: str, seconds: float) -> str:
+        return (f"node {node.number}: nobs {node.nobs}, w1 {node.w1}, w0 {node.w0}, "
+                f"rule: {rule or '(leaf)'}")
 
     def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
         """The node's split rule by the weighted ENUM (``""`` when there is none)."""
@@ -562,50 +573,11 @@ def grow_weighted_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: 
     ordm0 = np.empty((Xf.shape[1], live.shape[0]), dtype=np.int64)
     for j in range(Xf.shape[1]):
         ordm0[j] = live[np.argsort(Xf[live, j], kind="stable")]
-    root = _wnode(0, -1, 0, live, y, w, wtotal)
-    nodes = [root]
-    queue: list[tuple[Node, np.ndarray] | None] = [(root, ordm0)]
-    head = 0
-    while head < len(queue):
-        item = queue[head]
-        queue[head] = None
-        head += 1
-        assert item is not None
-        node, ordm = item
-        if max_depth is not None and node.depth >= max_depth:
-            continue
-        rows = node.obs
-        if node.n1 == 0 or node.n0 == 0:
-            continue
-        rule = grower.find_rule(rows, ordm, node.node_class)
-        if control.verbose:
-            print(f"node {node.number}: nobs {node.nobs}, w1 {node.w1}, w0 {node.w0}, "
-                  f"rule: {rule or '(leaf)'}")
-        if not rule:
-            continue
-        left = evaluate_rule(rule, _NodeColumns(Xf, rows, grower.col_of))
-        n_left = int(left.sum())
-        if n_left == 0 or n_left == rows.size:
-            continue
-        node.split_rule = rule
-        rows_left = rows[left]
-        lnode = _wnode(len(nodes), node.number, node.depth + 1, rows_left, y, w, wtotal)
-        rnode = _wnode(len(nodes) + 1, node.number, node.depth + 1, rows[~left], y, w,
-                       wtotal)
-        node.lchild, node.rchild = lnode.number, rnode.number
-        nodes.extend((lnode, rnode))
-        split_l = weighted_splittable(lnode, node_size, control.stop_prob)
-        split_r = weighted_splittable(rnode, node_size, control.stop_prob)
-        if max_depth is not None and lnode.depth >= max_depth:
-            split_l = split_r = False
-        if split_l or split_r:
-            ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
-            if split_l:
-                queue.append((lnode, ord_l))
-            if split_r:
-                queue.append((rnode, ord_r))
-        if progress is not None:
-            progress(len(nodes))
+    root = grower.make_node(0, -1, 0, live)
+    if root.n1 == 0 or root.n0 == 0:  # a pure root is a leaf (children are never pure)
+        nodes = [root]
+    else:
+        nodes = grow_nodes(grower, root, ordm0, max_depth, progress)
     if zero.shape[0]:
         _route_zero_weight(nodes, zero, Xf, grower.col_of, y)
     return nodes, node_size
@@ -625,6 +597,6 @@ def _route_zero_weight(nodes: list[Node], zero: np.ndarray, X: np.ndarray,
         nd.n1 = int(y.take(nd.obs).sum())
         nd.n0 = nd.nobs - nd.n1
         if nd.lchild >= 0:
-            left = evaluate_rule(nd.split_rule, _NodeColumns(X, z, col_of))
+            left = evaluate_rule(nd.split_rule, NodeColumns(X, z, col_of))
             at[nd.lchild] = z[left]
             at[nd.rchild] = z[~left]

@@ -78,7 +78,7 @@ from ..formula import parse_formula
 from ..model import BsnsingModel, MBsnsingModel
 from ..questions import BIN0, BIN1, EQ, GE, GT, IN, LE, LT, QuestionSet
 from ..rcollate import r_sort
-from ..tree import Node, _Grower, _NodeColumns, effective_node_size, grow_tree, splittable
+from ..tree import Grower, Node, NodeColumns, effective_node_size, grow_tree, splittable
 
 __all__ = ["DaskFitInfo", "bsnsing_dask", "is_dask_frame", "predict_dask"]
 
@@ -334,7 +334,7 @@ def _route(block: _Block, assign: np.ndarray | None, splits: dict, names: list[s
             for c in (lt, rt):
                 stats[c] = (0, 0, np.empty(0, np.int64) if want_ids else None)
             continue
-        left = evaluate_rule(rule, _NodeColumns(block.X, r, col_of))
+        left = evaluate_rule(rule, NodeColumns(block.X, r, col_of))
         for c, rows in ((lt, r[left]), (rt, r[~left])):
             new[rows] = c
             stats[c] = (int(rows.shape[0]), int(y[rows].sum()),
@@ -670,15 +670,15 @@ class _DaskTree:
         stats["question_seconds"] += t1 - t0
         return " | ".join(text(j) for j in cols)
 
-    def _grower(self, Xn: np.ndarray, yn: np.ndarray) -> _Grower:
+    def _grower(self, Xn: np.ndarray, yn: np.ndarray) -> Grower:
         with warnings.catch_warnings():
             if self._warned:
                 warnings.simplefilter("ignore")
-            g = _Grower(Xn, self.names, yn, self.control, self.node_size)
+            g = Grower(Xn, self.names, yn, self.control, self.node_size)
         self._warned = True
         return g
 
-    def _finish_gathered(self, g: _Grower, rows: np.ndarray, ordm: np.ndarray, target: int,
+    def _finish_gathered(self, g: Grower, rows: np.ndarray, ordm: np.ndarray, target: int,
                          stats: dict, t0: float) -> str:
         """The engine's own search on the gathered rows (solvers other than the packed
         ENUM, R's rpart)."""
