@@ -307,17 +307,25 @@ def cold_start() -> None:
     mode = os.environ.get(_PARALLEL_ENV, "auto")
     if os.environ.get(_CHILD_ENV) or mode == "0" or (mode != "1" and not _spare_core()):
         return
+    if getattr(sys, "frozen", False) or not sys.executable:  # no interpreter to run -c
+        return
     try:
         from .kernels import rpart
 
         if _in_cache(rpart.rpart_anova_rows):
             return
-        pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env = dict(os.environ)
         env[_CHILD_ENV] = "1"
         env["PYBSNSING_QUIET_COMPILE"] = "1"
-        env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"]
-                                          if env.get("PYTHONPATH") else "")
+        # the child must import this very package (its kernels' cache entries are keyed
+        # by the source files): add its folder to the path only when the interpreter
+        # would not find it anyway (a checkout imported from the working directory), never
+        # an installed package's site-packages (that would go before the standard library)
+        pkg_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        on_path = {os.path.abspath(p or os.getcwd()) for p in sys.path}
+        if pkg_parent not in on_path:
+            env["PYTHONPATH"] = pkg_parent + (os.pathsep + env["PYTHONPATH"]
+                                              if env.get("PYTHONPATH") else "")
         _child = subprocess.Popen(
             [sys.executable, "-c", "from pybsnsing._warmup import _child_main; _child_main()"],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
