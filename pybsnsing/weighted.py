@@ -298,10 +298,50 @@ def _node_counts(sources: list[Any], offsets: list[int], node: NodeRows, wt: np.
     ``rows_needed(cp, cn)``: optionally, a boolean mask of the questions whose Gram rows
     the search reads (the others' entries among themselves stay 0).
     """
-    from .external import NodeExternal
     from .kernels.weighted import contingency, gram_from_intervals, node_intervals
 
     n = node.rows.shape[0]
+    ranges = _question_ranges(sources, offsets, n)
+    if ranges is None:
+        return _dense_counts(sources, node, wt, cls, want_gram)
+    qcol, qbase, qproc, rcnt, rlo, rhi = ranges
+    cols = np.concatenate(qcol).astype(np.int64)
+    pcol, qpart = np.unique(cols, return_inverse=True)
+    qpart = qpart.ravel().astype(np.int64)
+    rptr = np.zeros(m + 1, np.int64)
+    np.cumsum(np.concatenate(rcnt), out=rptr[1:])
+    bins = np.empty((pcol.shape[0], n), np.int64)
+    sizes, iv_ptr, iv_lo, iv_hi = node_intervals(
+        node.ordm, node.local, pcol.astype(np.int64), qpart,
+        np.concatenate(qbase).astype(np.int64), np.concatenate(qproc).astype(np.int64),
+        rptr, np.concatenate(rlo).astype(np.int64), np.concatenate(rhi).astype(np.int64),
+        np.int64(n), bins)
+    offs, tot = _table_offsets(sizes, want_gram)
+    T1 = np.zeros(max(tot, 1), dtype=np.float64)
+    T0 = np.zeros(max(tot, 1), dtype=np.float64)
+    contingency(bins, wt, cls, sizes, offs, T1, T0)
+    cp = np.zeros(m, dtype=np.float64)
+    cn = np.zeros(m, dtype=np.float64)
+    shape = (m, m) if want_gram else (1, 1)
+    Gp = np.zeros(shape, dtype=np.float64)
+    Gn = np.zeros(shape, dtype=np.float64)
+    none = np.zeros(m, dtype=np.bool_)
+    gram_from_intervals(T1, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, False, none, cp, Gp)
+    gram_from_intervals(T0, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, False, none, cn, Gn)
+    if want_gram:
+        rows = np.ones(m, dtype=np.bool_) if rows_needed is None else rows_needed(cp, cn)
+        gram_from_intervals(T1, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, True, rows, cp, Gp)
+        gram_from_intervals(T0, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, True, rows, cn, Gn)
+    return cp, cn, Gp, Gn
+
+
+def _question_ranges(sources: list[Any], offsets: list[int], n: int
+                     ) -> tuple[list[np.ndarray], ...] | None:
+    """Per source: (design column, base question, processed question, range count, range
+    starts, range ends) of its questions, the inputs of ``node_intervals``; None when a
+    source has dense answers only (R's rpart)."""
+    from .external import NodeExternal
+
     qcol: list[np.ndarray] = []
     qbase: list[np.ndarray] = []
     qproc: list[np.ndarray] = []
@@ -326,18 +366,14 @@ def _node_counts(sources: list[Any], offsets: list[int], node: NodeRows, wt: np.
             rlo.append(np.where(s.ge, s.pos, 0))
             rhi.append(np.where(s.ge, n, s.pos))
         else:
-            return _dense_counts(sources, node, wt, cls, want_gram)
-    cols = np.concatenate(qcol).astype(np.int64)
-    pcol, qpart = np.unique(cols, return_inverse=True)
-    qpart = qpart.ravel().astype(np.int64)
-    rptr = np.zeros(m + 1, np.int64)
-    np.cumsum(np.concatenate(rcnt), out=rptr[1:])
-    bins = np.empty((pcol.shape[0], n), np.int64)
-    sizes, iv_ptr, iv_lo, iv_hi = node_intervals(
-        node.ordm, node.local, pcol.astype(np.int64), qpart,
-        np.concatenate(qbase).astype(np.int64), np.concatenate(qproc).astype(np.int64),
-        rptr, np.concatenate(rlo).astype(np.int64), np.concatenate(rhi).astype(np.int64),
-        np.int64(n), bins)
+            return None
+    return qcol, qbase, qproc, rcnt, rlo, rhi
+
+
+def _table_offsets(sizes: np.ndarray, want_gram: bool) -> tuple[np.ndarray, int]:
+    """Offsets of the two-way tables of the column pairs (i <= j) in one flat array, and
+    its length; without ``want_gram`` only the diagonal tables (pairs point at a scratch
+    block)."""
     P = sizes.shape[0]
     offs = np.zeros((P, P), dtype=np.int64)
     tot = 0
@@ -345,26 +381,11 @@ def _node_counts(sources: list[Any], offsets: list[int], node: NodeRows, wt: np.
         for j in range(i, P if want_gram else i + 1):
             offs[i, j] = tot
             tot += int(sizes[i] * sizes[j])
-    if not want_gram:  # only the diagonal tables: pairs point at a scratch block
+    if not want_gram:
         for i in range(P):
             offs[i, i + 1:] = tot
         tot += int(sizes.max()) ** 2
-    T1 = np.zeros(max(tot, 1), dtype=np.float64)
-    T0 = np.zeros(max(tot, 1), dtype=np.float64)
-    contingency(bins, wt, cls, sizes, offs, T1, T0)
-    cp = np.zeros(m, dtype=np.float64)
-    cn = np.zeros(m, dtype=np.float64)
-    shape = (m, m) if want_gram else (1, 1)
-    Gp = np.zeros(shape, dtype=np.float64)
-    Gn = np.zeros(shape, dtype=np.float64)
-    none = np.zeros(m, dtype=np.bool_)
-    gram_from_intervals(T1, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, False, none, cp, Gp)
-    gram_from_intervals(T0, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, False, none, cn, Gn)
-    if want_gram:
-        rows = np.ones(m, dtype=np.bool_) if rows_needed is None else rows_needed(cp, cn)
-        gram_from_intervals(T1, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, True, rows, cp, Gp)
-        gram_from_intervals(T0, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, True, rows, cn, Gn)
-    return cp, cn, Gp, Gn
+    return offs, tot
 
 
 def _dense_counts(sources: list[Any], node: NodeRows, wt: np.ndarray, cls: np.ndarray,
