@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import functools
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -262,12 +264,32 @@ def _child_main() -> None:  # pragma: no cover - runs in the child process
         print(stage, time.process_time(), flush=True)
 
 
+#: longest wait for one stage of the child (seconds) before giving up on it: a stage
+#: compiles for seconds; past this the child is stopped and the fit compiles on demand
+_STAGE_TIMEOUT = 600.0
+_lines: queue.Queue | None = None  # the child's progress lines, read by a daemon thread
+
+
+def _reader(stream, lines: queue.Queue) -> None:
+    try:
+        for line in stream:
+            lines.put(line)
+    except (OSError, ValueError):
+        pass
+    lines.put("")  # end of the child's output
+
+
 def _read_until(stage: str) -> None:
-    """Read the child's progress lines until ``stage`` is done or the child has ended."""
+    """Take the child's progress lines until ``stage`` is done or the child has ended (or
+    has been silent for :data:`_STAGE_TIMEOUT` seconds: it is then stopped)."""
     global _child
     child = _child
-    while child is not None and stage not in _done:
-        line = child.stdout.readline() if child.stdout is not None else ""
+    while child is not None and _lines is not None and stage not in _done:
+        try:
+            line = _lines.get(timeout=_STAGE_TIMEOUT)
+        except queue.Empty:
+            line = ""
+            child.kill()
         if not line:  # the child ended (or failed): compile whatever is left on demand
             child.wait()
             _child = None
@@ -300,7 +322,7 @@ def cold_start() -> None:
     never), or when a child process cannot be started: the fit then compiles on demand,
     in this process.
     """
-    global _cold_checked, _child
+    global _cold_checked, _child, _lines
     if _cold_checked:
         return
     _cold_checked = True
@@ -330,6 +352,9 @@ def cold_start() -> None:
             [sys.executable, "-c", "from pybsnsing._warmup import _child_main; _child_main()"],
             env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True)
+        _lines = queue.Queue()
+        threading.Thread(target=_reader, args=(_child.stdout, _lines), daemon=True,
+                         name="pybsnsing-compile-child").start()
     except Exception:  # no interpreter to start, no numba cache: compile on demand
         _child = None
         return

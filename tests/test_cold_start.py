@@ -110,3 +110,43 @@ def test_cold_start_respects_the_switch(monkeypatch):
     monkeypatch.setattr(W, "_spare_core", lambda: False)
     W.cold_start()
     assert started == []
+
+
+def test_a_silent_child_is_stopped(monkeypatch):
+    import queue
+    import threading
+
+    import pybsnsing._warmup as W
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                             stdout=subprocess.PIPE, text=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=W._reader, args=(child.stdout, lines), daemon=True).start()
+    monkeypatch.setattr(W, "_child", child)
+    monkeypatch.setattr(W, "_lines", lines)
+    monkeypatch.setattr(W, "_done", {})
+    monkeypatch.setattr(W, "_STAGE_TIMEOUT", 0.5)
+    W.wait_stage("mr3")  # nothing reported within the timeout: the child is stopped
+    assert W._child is None
+    assert child.poll() is not None
+
+
+def test_stages_are_read_in_order(monkeypatch):
+    import queue
+    import threading
+
+    import pybsnsing._warmup as W
+
+    code = "print('tree 1.5', flush=True); print('mr3 2.5', flush=True)"
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=W._reader, args=(child.stdout, lines), daemon=True).start()
+    monkeypatch.setattr(W, "_child", child)
+    monkeypatch.setattr(W, "_lines", lines)
+    monkeypatch.setattr(W, "_done", {})
+    W.wait_stage("tree")
+    assert "tree" in W._done
+    W.wait_stage("parallel")  # the child ends before that stage: no more waiting
+    assert W._done == {"tree": 1.5, "mr3": 2.5}
+    assert W.child_cpu() == 2.5
+    assert W._child is None
