@@ -17,7 +17,9 @@ from .tree import grow_tree
 __all__ = ["bsnsing"]
 
 
-def _call_text(formula: str, control: BsControl, given: dict[str, Any]) -> str:
+def call_text(formula: str, control: BsControl, given: dict[str, Any]) -> str:
+    """The model's ``call`` as R writes it: ``bsnsing(formula = ..., data = data, ...)``
+    with the control parameters the caller gave (their checked values)."""
     parts = [f"formula = {formula}", "data = data"]
     for key in given:
         value = getattr(control, key.replace(".", "_")) if hasattr(
@@ -132,7 +134,7 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
     ctrl = resolve_control(control, **control_kwargs)
     design, y = build_design(formula, data, collation=collation)
     response = code_response(y, collation=collation)
-    call = _call_text(formula, ctrl, control_kwargs)
+    call = call_text(formula, ctrl, control_kwargs)
     weights = None
     if sample_weight is not None or class_weight is not None:
         from .weighted import check_sample_weight, resolve_weights

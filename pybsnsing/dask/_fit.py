@@ -544,20 +544,41 @@ class _DaskTree:
 
     def split_large(self, nd: _DNode, stats: dict) -> str:
         """The rule of a large node (``""``: none)."""
+        t0 = time.perf_counter()
+        target = 1 if nd.n1 >= nd.n0 else 0
+        found = self._large_sources(nd, stats, target, t0)
+        if isinstance(found, str):  # found on the gathered rows
+            return found
+        sources, qsets, Xn, ordm = found
+        m = sum(s.m for s in sources)
+        if m == 0:
+            stats["question_seconds"] += time.perf_counter() - t0
+            return ""
+        spec = _question_spec(sources, Xn, ordm, qsets)
+        del Xn, ordm, found
+        assert spec is not None
+        offsets = np.cumsum([0] + [s.m for s in sources]).tolist()
+
+        def text(k: int) -> str:
+            i = int(np.searchsorted(offsets, k, side="right")) - 1
+            return sources[i].text(k - offsets[i])
+
+        grp = self._groups(sources, text, m)
+        t1 = time.perf_counter()
+        cols = self._search_large(nd, spec, grp, m, target, stats)
+        stats["search_seconds"] += time.perf_counter() - t1
+        stats["question_seconds"] += t1 - t0
+        return " | ".join(text(j) for j in cols)
+
+    def _large_sources(self, nd: _DNode, stats: dict, target: int, t0: float) -> Any:
+        """The question sources of a large node, with the question sets of the internal
+        questions, and the node's gathered columns and sorted orders (None when not
+        gathered); or the rule itself (a str) when it is found on the gathered rows."""
         from ..external import NodeExternal
-        from ..kernels import enum as K
-        from ..questions import plain_names, r_segments
-        from ..search import (
-            _DEFAULT_TUNING,
-            enum_search_packed,
-            question_groups,
-            structural_groups,
-        )
+        from ..questions import r_segments
         from ._questions import build_questions
 
         control = self.control
-        t0 = time.perf_counter()
-        target = 1 if nd.n1 >= nd.n0 else 0
         ext = control.external_method
         n = nd.nobs
         rows = np.arange(n, dtype=np.int64)
@@ -601,18 +622,12 @@ class _DaskTree:
             if _question_spec(sources, Xn, ordm) is None:
                 return self._finish_gathered(g, rows, ordm, target, stats, t0)
             del g
-        m = sum(s.m for s in sources)
-        if m == 0:
-            stats["question_seconds"] += time.perf_counter() - t0
-            return ""
-        spec = _question_spec(sources, Xn, ordm, qsets)
-        del Xn, ordm
-        assert spec is not None
-        offsets = np.cumsum([0] + [s.m for s in sources]).tolist()
+        return sources, qsets, Xn, ordm
 
-        def text(k: int) -> str:
-            i = int(np.searchsorted(offsets, k, side="right")) - 1
-            return sources[i].text(k - offsets[i])
+    def _groups(self, sources: list, text: Any, m: int) -> Any:
+        """The group id of each question (structural keys, else from the texts)."""
+        from ..questions import plain_names
+        from ..search import question_groups, structural_groups
 
         grp = None
         if plain_names(self.names):
@@ -622,7 +637,16 @@ class _DaskTree:
                                         np.concatenate([k[1] for k in keys]))
         if grp is None:
             grp = question_groups([text(k) for k in range(m)])
-        t1 = time.perf_counter()
+        return grp
+
+    def _search_large(self, nd: _DNode, spec: Any, grp: Any, m: int, target: int,
+                      stats: dict) -> tuple[int, ...]:
+        """The chosen questions of a large node: the partitions' counters (summed) or
+        packed answers (stitched) searched on the driver."""
+        from ..search import _DEFAULT_TUNING, enum_search_packed
+
+        control = self.control
+        n = nd.nobs
         packed = control.max_rules >= 3 or m > _DEFAULT_TUNING.gram_max_cols
         if packed and m * (n / 8) > self.gather_limit:
             raise PybsnsingValueError(
@@ -641,34 +665,38 @@ class _DaskTree:
         stats["bytes_gathered"] += _nbytes(res)
         n1 = sum(r["n1"] for r in res)
         n0 = sum(r["n0"] for r in res)
-        kw = dict(max_rules=control.max_rules, node_size=self.node_size,
-                  no_same_gender_children=control.no_same_gender_children,
-                  time_limit=control.solver_timelimit)
         if packed:
             Xp = _stitch([(r["Xp"], r["n1"]) for r in res], m)
             Xq = _stitch([(r["Xn"], r["n0"]) for r in res], m)
             del res
-            cols = enum_search_packed(Xp, Xq, n1, n0, grp, **kw).cols
-        else:
-            cp = np.sum([r["cp"] for r in res], axis=0)
-            cn = np.sum([r["cn"] for r in res], axis=0)
-            Gp = np.sum([r["Gp"] for r in res], axis=0).astype(np.int32)
-            Gn = np.sum([r["Gn"] for r in res], axis=0).astype(np.int32)
-            n1_, n0_ = np.int64(n1), np.int64(n0)
-            ns_, nsgc = np.int64(self.node_size), bool(control.no_same_gender_children)
-            vb2 = np.int64(n0) * np.int64(n1)
-            keep, pfp, pfn, ptau, vb2, best_j = K.level_one(cp, cn, n1_, n0_, ns_, nsgc, vb2)
-            cols = (int(best_j),) if best_j >= 0 else ()
-            if control.max_rules >= 2 and keep.shape[0]:
-                pcols = keep.reshape(-1, 1)
-                out = K.level_two(cp, cn, Gp, Gn, np.asarray(grp, np.int64), n1_, n0_,
-                                  pcols, pfp, pfn, ptau, vb2, ns_, nsgc, False)
-                bp, bj = out[5], out[6]
-                if bp >= 0:
-                    cols = (int(pcols[bp][0]), int(bj))
-        stats["search_seconds"] += time.perf_counter() - t1
-        stats["question_seconds"] += t1 - t0
-        return " | ".join(text(j) for j in cols)
+            return enum_search_packed(
+                Xp, Xq, n1, n0, grp, max_rules=control.max_rules, node_size=self.node_size,
+                no_same_gender_children=control.no_same_gender_children,
+                time_limit=control.solver_timelimit).cols
+        return self._search_counters(res, n1, n0, grp)
+
+    def _search_counters(self, res: list, n1: int, n0: int, grp: Any) -> tuple[int, ...]:
+        """Levels 1 and 2 of ENUM on the partitions' summed counters."""
+        from ..kernels import enum as K
+
+        control = self.control
+        cp = np.sum([r["cp"] for r in res], axis=0)
+        cn = np.sum([r["cn"] for r in res], axis=0)
+        Gp = np.sum([r["Gp"] for r in res], axis=0).astype(np.int32)
+        Gn = np.sum([r["Gn"] for r in res], axis=0).astype(np.int32)
+        n1_, n0_ = np.int64(n1), np.int64(n0)
+        ns_, nsgc = np.int64(self.node_size), bool(control.no_same_gender_children)
+        vb2 = np.int64(n0) * np.int64(n1)
+        keep, pfp, pfn, ptau, vb2, best_j = K.level_one(cp, cn, n1_, n0_, ns_, nsgc, vb2)
+        cols = (int(best_j),) if best_j >= 0 else ()
+        if control.max_rules >= 2 and keep.shape[0]:
+            pcols = keep.reshape(-1, 1)
+            out = K.level_two(cp, cn, Gp, Gn, np.asarray(grp, np.int64), n1_, n0_,
+                              pcols, pfp, pfn, ptau, vb2, ns_, nsgc, False)
+            bp, bj = out[5], out[6]
+            if bp >= 0:
+                cols = (int(pcols[bp][0]), int(bj))
+        return cols
 
     def _grower(self, Xn: np.ndarray, yn: np.ndarray) -> Grower:
         with warnings.catch_warnings():
@@ -878,8 +906,70 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
     t_start = time.perf_counter()
     ctrl = resolve_control(control, **control_kwargs)
     info = DaskFitInfo(n_partitions=int(data.npartitions))
+    head, levels, y_distinct, response = _levels_and_response(data, formula, collation)
+    ylevels = list(response.levels)
+    tmpl = _design_template(formula, head, levels, collation)
+    names = list(tmpl.names)
+    blocks, n_train = _design_blocks(c, data, formula, collation, levels, y_distinct, names,
+                                     ylevels)
+    blocks, tmpl.medians = _impute_blocks(c, blocks, names)
+    if n_train == 0:
+        raise PybsnsingValueError("data has no rows with a response")
+    info.setup_seconds = time.perf_counter() - t_start
+    codes = np.concatenate(c.gather([c.submit(lambda b: b.codes, b, pure=False)
+                                     for b in blocks]))
+    from ..api import call_text
 
-    # global facts: the levels of string columns and the response classes
+    call = call_text(formula, ctrl, control_kwargs)
+
+    opts = (local_rows, gather_limit, keep_obs, verbose, info, gather_questions)
+    try:
+        model = _fit_models(c, blocks, names, ctrl, tmpl, response, codes, n_train, call,
+                            formula, opts)
+    finally:
+        c.cancel(blocks)
+    info.total_seconds = time.perf_counter() - t_start
+    model.dask_info = info
+    return model
+
+
+def _fit_models(c: Any, blocks: list, names: list[str], ctrl: BsControl, tmpl: Design,
+                response: Any, codes: np.ndarray, n_train: int, call: str, formula: str,
+                opts: tuple) -> Any:
+    """The model of :func:`bsnsing_dask`: one tree for two classes, one tree per class
+    (class against all others) otherwise. ``opts``: (local_rows, gather_limit, keep_obs,
+    verbose, info, gather_questions) of :class:`_DaskTree`."""
+    ylevels = list(response.levels)
+
+    def fit_one(cls: int | None, ycode: list) -> BsnsingModel:
+        y01 = codes.astype(np.int64) if cls is None else (codes == cls).astype(np.int64)
+        tree = _DaskTree(c, blocks, names, ctrl, cls, n_train, int(y01.sum()), *opts)
+        nodes = tree.grow()
+        return BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=ctrl,
+                            node_size=tree.node_size, design=tmpl, call=call, formula=formula)
+
+    if len(ylevels) == 2:
+        return fit_one(None, ylevels)
+    trees = [fit_one(k, ["all.other", ylevels[k]]) for k in range(len(ylevels))]
+    resp = dataclasses.replace(response, codes=codes.astype(np.int64),
+                               labels=np.asarray(ylevels, dtype=object)[codes])
+    prior, changed = class_priors(resp)
+    if changed:  # stacklevel 3: the caller of bsnsing_dask
+        warnings.warn(
+            "class priors computed as R bsnsing 1.0.1 computes them for a numeric "
+            f"response (by position, quirk Q11): the classes {changed} get other "
+            "priors than their share; make the response a Categorical",
+            DesignWarning, stacklevel=3)
+    return MBsnsingModel(trees=trees, ylevels=ylevels, yprior=prior, call=call,
+                         formula=formula)
+
+
+def _levels_and_response(data: Any, formula: str, collation: str) -> tuple:
+    """The global facts of a Dask frame: (its first row, the levels of its string
+    columns, the distinct responses, the coded response), from the partitions' distinct
+    values merged on the driver (no shuffle)."""
+    import dask
+
     meta = data._meta
     str_cols = [col for col in meta.columns if isinstance(col, str) and (
         meta[col].dtype.kind == "O" or pd.api.types.is_string_dtype(meta[col].dtype))
@@ -889,11 +979,8 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
         raise PybsnsingValueError("data has no rows")
     response_name = parse_formula(formula, [col for col in meta.columns
                                             if isinstance(col, str)]).response
-    # distinct values per partition, merged on the driver (no shuffle)
     uniq = {col: data[col].map_partitions(_distinct, meta=meta[col]) for col in str_cols}
     y_uniq = data[response_name].map_partitions(_distinct, meta=meta[response_name])
-    import dask
-
     uniq_v, y_distinct = dask.compute(uniq, y_uniq)
     levels: dict[str, list[str]] = {}
     y_distinct = _distinct(y_distinct)
@@ -903,21 +990,30 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
             levels[col] = r_sort([str(v) for v in vv], collation)
     y_distinct = pd.Series(y_distinct).reset_index(drop=True)
     y_distinct.name = response_name
-    response = code_response(y_distinct, collation=collation)
-    ylevels = list(response.levels)
-    # the design template: the first row with the global levels
+    return head, levels, y_distinct, code_response(y_distinct, collation=collation)
+
+
+def _design_template(formula: str, head: pd.DataFrame, levels: dict[str, list[str]],
+                     collation: str) -> Design:
+    """The design of the first row with the global levels, without rows (medians NaN)."""
     with warnings.catch_warnings():  # one row: its factors take a single value
         warnings.simplefilter("ignore", DesignWarning)
         design, _ = build_design(formula, _to_categorical(head, levels), collation=collation)
     names = list(design.names)
-    tmpl = Design(X=np.empty((0, len(names))), names=names, medians=np.full(len(names), np.nan),
-                  terms=design.terms, variables=design.variables,
-                  response_name=design.response_name, factor_levels=design.factor_levels,
-                  transforms=design.transforms, imputed=None)
+    return Design(X=np.empty((0, len(names))), names=names,
+                  medians=np.full(len(names), np.nan), terms=design.terms,
+                  variables=design.variables, response_name=design.response_name,
+                  factor_levels=design.factor_levels, transforms=design.transforms,
+                  imputed=None)
 
-    parts = data.to_delayed()
+
+def _design_blocks(c: Any, data: Any, formula: str, collation: str,
+                   levels: dict[str, list[str]], y_distinct: pd.Series, names: list[str],
+                   ylevels: list) -> tuple[list, int]:
+    """The partitions' design blocks on the workers (row offsets set), and the rows."""
     from dask import delayed
 
+    parts = data.to_delayed()
     blocks0 = [delayed(_design_part)(p, formula, collation, levels, y_distinct, names,
                                      ylevels) for p in parts]
     blocks0 = c.compute(blocks0)
@@ -925,9 +1021,13 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
     offs = np.cumsum([0] + list(lens))[:-1].tolist()
     blocks = [c.submit(_set_offset, b, int(o), pure=False)
               for b, o in zip(blocks0, offs, strict=True)]
-    del blocks0
-    # missing predictor values: the training medians of the design columns, as the engine
-    # imputes them (exact: the present values of those columns are gathered)
+    return blocks, int(sum(lens))
+
+
+def _impute_blocks(c: Any, blocks: list, names: list[str]) -> tuple[list, np.ndarray]:
+    """Missing predictor values imputed with the training medians of the design columns,
+    as the engine imputes them (exact: the present values of those columns are
+    gathered); the blocks and the medians (NaN where nothing is missing)."""
     miss = sorted({int(j) for cols in c.gather([c.submit(_missing_cols, b, pure=False)
                                                  for b in blocks]) for j in cols})
     medians = np.full(len(names), np.nan)
@@ -940,48 +1040,7 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
         medians[j] = float(np.median(vals))
     if miss:
         blocks = [c.submit(_impute, b, medians, pure=False) for b in blocks]
-    n_train = int(sum(lens))
-    if n_train == 0:
-        raise PybsnsingValueError("data has no rows with a response")
-    tmpl.medians = medians
-    info.setup_seconds = time.perf_counter() - t_start
-    codes = np.concatenate(c.gather([c.submit(lambda b: b.codes, b, pure=False)
-                                     for b in blocks]))
-    from ..api import _call_text
-
-    call = _call_text(formula, ctrl, control_kwargs)
-
-    def fit_one(cls: int | None, ycode: list) -> BsnsingModel:
-        y01 = codes.astype(np.int64) if cls is None else (codes == cls).astype(np.int64)
-        tree = _DaskTree(c, blocks, names, ctrl, cls, n_train, int(y01.sum()), local_rows,
-                         gather_limit, keep_obs, verbose, info, gather_questions)
-        nodes = tree.grow()
-        model = BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=ctrl,
-                             node_size=tree.node_size, design=tmpl, call=call,
-                             formula=formula)
-        return model
-
-    try:
-        if len(ylevels) == 2:
-            model: Any = fit_one(None, ylevels)
-        else:
-            trees = [fit_one(k, ["all.other", ylevels[k]]) for k in range(len(ylevels))]
-            resp = dataclasses.replace(response, codes=codes.astype(np.int64),
-                                       labels=np.asarray(ylevels, dtype=object)[codes])
-            prior, changed = class_priors(resp)
-            if changed:
-                warnings.warn(
-                    "class priors computed as R bsnsing 1.0.1 computes them for a numeric "
-                    f"response (by position, quirk Q11): the classes {changed} get other "
-                    "priors than their share; make the response a Categorical",
-                    DesignWarning, stacklevel=2)
-            model = MBsnsingModel(trees=trees, ylevels=ylevels, yprior=prior, call=call,
-                                  formula=formula)
-    finally:
-        c.cancel(blocks)
-    info.total_seconds = time.perf_counter() - t_start
-    model.dask_info = info
-    return model
+    return blocks, medians
 
 
 def _predict_part(pdf: pd.DataFrame, model: Any, type: str, impute: bool) -> pd.Series:

@@ -488,6 +488,21 @@ def build_questions(run_round: Callable[[Callable, dict], list], names: Sequence
 
     res = [r for r in call(part_stats, {"cols": list(range(p)), "kmax": num2factor + 1})
            if r]
+    sec, numeric, trim, factor_like = _classify_columns(
+        res, names, n, n1, num2factor=num2factor, nseg_factor=nseg_factor,
+        node_size=node_size, keep_perfect=keep_perfect)
+    bounds = _histogram_rounds(call, numeric, trim, cap)
+    cuts = _runs_rounds(call, numeric, bounds, target, segments, cap)
+    return _assemble(sec, trim, cuts, factor_like, bin_size, names)
+
+
+def _classify_columns(res: list, names: Sequence[str], n: int, n1: int, *, num2factor: int,
+                      nseg_factor: int, node_size: float, keep_perfect: bool) -> tuple:
+    """From the partitions' column statistics: (the columns by section -- inequalities,
+    factor-like, binary question blocks --, the numeric columns' bucket tables, each
+    inequality column's trimming ("perfect", op, cut) or ("cuts", maxmin, minmax, min,
+    max), the factor-like columns' (values, counts, first rows))."""
+    p = len(names)
     sec: tuple[list, list, list] = ([], [], [])  # (col, kind, value, label, set)
     numeric: dict[int, _Col] = {}
     trim: dict[int, tuple] = {}
@@ -535,6 +550,12 @@ def build_questions(run_round: Callable[[Callable, dict], list], names: Sequence
                     f"nseg_factor = {nseg_factor}).")
             sec[1].append(j)
 
+    return sec, numeric, trim, factor_like
+
+
+def _histogram_rounds(call: Callable, numeric: dict, trim: dict, cap: int) -> dict:
+    """Histogram rounds: exact buckets of every numeric column (bucket tables set
+    in ``numeric``); the trimming bounds of each column."""
     # histogram rounds: exact buckets of every numeric column (and the trimming bounds)
     bounds: dict[int, tuple[float, float]] = {}
     req: dict[int, tuple] = {}
@@ -578,7 +599,13 @@ def build_questions(run_round: Callable[[Callable, dict], list], names: Sequence
         req = nxt
         first_round = False
 
-    # runs rounds: walk the runs, fetching the buckets the walk needs
+    return bounds
+
+
+def _runs_rounds(call: Callable, numeric: dict, bounds: dict, target: int,
+                 segments: int, cap: int) -> dict:
+    """Runs rounds: each numeric column's cuts, walking its runs and fetching the
+    buckets the walk needs."""
     cuts: dict[int, tuple[list[float], list[float]]] = {}
     pending = dict(numeric)
     first_fetch = True
@@ -615,35 +642,46 @@ def build_questions(run_round: Callable[[Callable, dict], list], names: Sequence
             rows = np.array([col.cnt[k] <= cap or col.mn[k] < col.mx[k] for k in ks_s])
             req[j] = (np.array([a for a, _ in iv]), np.array([b for _, b in iv]), rows)
             need[j] = ks_s  # type: ignore[assignment]
-        res = call(part_fetch, req)
-        for j, ks_s in need.items():
-            col = numeric[j]
-            _, _, rows = req[j]
-            parts = [r[j] for r in res if r]
-            kk = np.concatenate([pt[0][0] for pt in parts])
-            xs = np.concatenate([pt[0][1] for pt in parts])
-            ids = np.concatenate([pt[0][2] for pt in parts])
-            ys = np.concatenate([pt[0][3] for pt in parts])
-            for q, k in enumerate(ks_s):
-                if rows[q]:
-                    m = kk == q
-                    x, i_, yy = xs[m], ids[m], ys[m]
-                    o = np.lexsort((i_, x))
-                    x, yy = x[o], yy[o]
-                    if x.shape[0] == 0:
-                        col.fetched[k] = []
-                        continue
-                    st_ = np.flatnonzero(np.r_[True, x[1:] != x[:-1]])
-                    en = np.r_[st_[1:], x.shape[0]]
-                    col.fetched[k] = [(float(x[a]), int(b - a), int(yy[a]), int(yy[b - 1]))
-                                      for a, b in zip(st_.tolist(), en.tolist(), strict=True)]
-                else:
-                    sm = [pt[1][q] for pt in parts if q in pt[1]]
-                    tot = sum(s[0] for s in sm)
-                    fl = min(sm, key=lambda s: s[1])[2]
-                    ll = max(sm, key=lambda s: s[3])[4]
-                    col.fetched[k] = [(float(col.mn[k]), tot, fl, ll)]
+        _store_fetched(numeric, need, req, call(part_fetch, req))
+    return cuts
 
+
+def _store_fetched(numeric: dict, need: dict, req: dict, res: list) -> None:
+    """The fetched buckets' runs (rows, or a one-value summary) into ``col.fetched``."""
+    for j, ks_s in need.items():
+        col = numeric[j]
+        _, _, rows = req[j]
+        parts = [r[j] for r in res if r]
+        kk = np.concatenate([pt[0][0] for pt in parts])
+        xs = np.concatenate([pt[0][1] for pt in parts])
+        ids = np.concatenate([pt[0][2] for pt in parts])
+        ys = np.concatenate([pt[0][3] for pt in parts])
+        for q, k in enumerate(ks_s):
+            if rows[q]:
+                m = kk == q
+                x, i_, yy = xs[m], ids[m], ys[m]
+                o = np.lexsort((i_, x))
+                x, yy = x[o], yy[o]
+                if x.shape[0] == 0:
+                    col.fetched[k] = []
+                    continue
+                st_ = np.flatnonzero(np.r_[True, x[1:] != x[:-1]])
+                en = np.r_[st_[1:], x.shape[0]]
+                col.fetched[k] = [(float(x[a]), int(b - a), int(yy[a]), int(yy[b - 1]))
+                                  for a, b in zip(st_.tolist(), en.tolist(), strict=True)]
+            else:
+                sm = [pt[1][q] for pt in parts if q in pt[1]]
+                tot = sum(s[0] for s in sm)
+                fl = min(sm, key=lambda s: s[1])[2]
+                ll = max(sm, key=lambda s: s[3])[4]
+                col.fetched[k] = [(float(col.mn[k]), tot, fl, ll)]
+
+
+
+def _assemble(sec: tuple, trim: dict, cuts: dict, factor_like: dict, bin_size: int,
+              names: Sequence[str]) -> tuple[QuestionSet, dict[int, np.ndarray]]:
+    """The question set in R's order (inequalities, factor-like, binary) and the value
+    sets of its ``==`` / ``%in%`` questions."""
     # assemble in R's order: inequalities, factor-like, binary
     items: list[tuple] = []
     for j in sec[0]:
