@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .control import BsControl, control_from_dict
-from .design import Design, design_for_newdata, design_from_dict, design_to_dict
+from .design import Design, check_frame, design_for_newdata, design_from_dict, design_to_dict
 from .errors import ModelFileError, PybsnsingError, PybsnsingTypeError, PybsnsingValueError
 from .inspection import BinaryTreeAccessors, MultiTreeAccessors
 from .prune import MultiPruningMixin, PruningMixin
@@ -315,6 +315,7 @@ class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
             prob = self.fitted_prob.copy()
             codes = self.fitted_values.copy()
         else:
+            check_frame(newdata, "newdata")  # leaf_of also takes design matrices; predict not
             leaf = self.leaf_of(newdata, impute=impute)
             by_number = {nd.number: nd for nd in self.nodes}
             prob = np.array([by_number[k].prob for k in leaf], dtype=np.float64)

@@ -448,6 +448,11 @@ def test_predict_with_zero_rows_extra_and_reordered_columns():
     np.testing.assert_array_equal(model.predict(shuffled), model.predict(df))
     with pytest.raises(PybsnsingError, match="newdata must be a pandas DataFrame"):
         model.predict(df.to_numpy())
+    # an array as wide as the design matrix is not read as one (leaf_of takes design
+    # matrices; predict takes the predictors only as a DataFrame)
+    width = len(model.design.names)
+    with pytest.raises(PybsnsingError, match="newdata must be a pandas DataFrame"):
+        model.predict(np.zeros((3, width)))
     with pytest.raises(PybsnsingError, match="type"):
         model.predict(df, type="probability")
 
