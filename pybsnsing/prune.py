@@ -57,6 +57,22 @@ def _weights(model: Any) -> np.ndarray | None:
     return None if w is None else np.asarray(w, dtype=np.float64)
 
 
+def _weighted_nodes(model: Any) -> bool:
+    """Whether the tree was grown with case weights (its nodes carry ``w1``/``w0``)."""
+    return getattr(model.nodes[0], "w1", None) is not None
+
+
+def _total(model: Any) -> float:
+    """The training rows, or with case weights their total weight: the weights' sum, or
+    the root's ``w1 + w0`` for a tree without its row weights (read back from R)."""
+    w = _weights(model)
+    if w is not None:
+        return float(w.sum())
+    if _weighted_nodes(model):
+        return float(model.nodes[0].w1 + model.nodes[0].w0)
+    return float(len(model.y))
+
+
 def collapse(model: Any, make_leaf: set[int]) -> Any:
     """A copy of a BsnsingModel with the nodes ``make_leaf`` turned into leaves and
     their descendants removed; nodes renumbered in creation order."""
@@ -182,8 +198,7 @@ class PruningMixin:
         if xval:
             errors = self._cross_validated_errors(table["CP"].to_numpy(), int(xval), seed)
             root = float(self._root_risk())
-            w = _weights(self)
-            n = len(self.y) if w is None else float(w.sum())
+            n = _total(self)
             table["xerror"] = errors / root
             table["xstd"] = np.sqrt(errors * (1.0 - errors / n)) / root
         return table
@@ -192,12 +207,11 @@ class PruningMixin:
         """rpart's ``printcp`` text of :meth:`cp_table`."""
         table = self.cp_table(xval=xval, seed=seed)
         n = len(self.y)
-        w = _weights(self)
         risk: Any = _risk(self.nodes[0])
         total: Any = n
-        if w is not None:  # weighted: the root's smaller class weight of the total weight
-            risk, total = f"{float(risk):.6g}", f"{float(w.sum()):.6g}"
-        root_error = float(_risk(self.nodes[0])) / (n if w is None else float(w.sum()))
+        if _weighted_nodes(self):  # weighted: the root's smaller class weight of the total
+            risk, total = f"{float(risk):.6g}", f"{_total(self):.6g}"
+        root_error = float(_risk(self.nodes[0])) / _total(self)
         lines = [f"Root node error: {risk}/{total} = {root_error:.5g}", "",
                  f"n= {n} ", "", table.to_string(float_format=lambda v: f"{v:.6g}")]
         return "\n".join(lines)
@@ -224,6 +238,10 @@ class PruningMixin:
             raise PybsnsingValueError(
                 "cross-validation needs the training design matrix (a model saved with "
                 "include_data=False has none)")
+        if _weighted_nodes(self) and _weights(self) is None:
+            raise PybsnsingValueError(
+                "cross-validation of a tree grown with case weights needs the row weights "
+                "(a tree read back from R carries only its nodes' weights)")
         X = design.X
         y = np.asarray(self.y, dtype=np.int64)
         n = len(y)
@@ -303,6 +321,5 @@ def prune_alpha(model: Any, ccp_alpha: float) -> Any:
 def _prune_one(tree: Any, alpha: float) -> Any:
     if alpha == 0:
         return collapse(tree, set())
-    w = _weights(tree)  # with case weights, alpha is per unit of the total weight
-    total = len(tree.y) if w is None else float(w.sum())
+    total = _total(tree)  # with case weights, alpha is per unit of the total weight
     return tree.prune(alpha * total / float(tree._root_risk()))

@@ -266,6 +266,27 @@ def test_model_from_plain_r_object_needs_training_data(r):
     _assert_same_predictions(model, rebuilt, test)
 
 
+def test_weighted_model_to_r_carries_node_weights(r):
+    """A weighted tree's R nodes have node.w1/node.w0 after R's 13 fields; read back
+    through rpy2 the tree has the same weighted nodes (summary, cp table)."""
+    from pybsnsing.r.bsnsing_r import model_from_r, model_to_r
+
+    df = load_dataset("kyphosis")
+    w = np.tile([1.0, 2.5, 0.0, 3.0], df.shape[0] // 4 + 1)[: df.shape[0]]
+    model = bsnsing("Kyphosis ~ .", df, sample_weight=w)
+    robj = model_to_r(model)
+    fields = list(_r_eval(r, "unique(lapply(x$tree.nodes, names))[[1]]", x=robj))
+    assert fields == [*convert.R_NODE_FIELDS, "node.w1", "node.w0"]
+    root_w = list(_r_eval(r, "c(x$tree.nodes[[1]]$node.w1, x$tree.nodes[[1]]$node.w0)",
+                          x=robj))
+    assert root_w == [model.nodes[0].w1, model.nodes[0].w0]
+    back = model_from_r(robj)
+    assert [(n.w1, n.w0) for n in back.nodes] == [(n.w1, n.w0) for n in model.nodes]
+    assert str(back.summary()) == str(model.summary())
+    assert back.printcp() == model.printcp()
+    _assert_same_predictions(model, back, df)
+
+
 def test_r_node_order_matches_r():
     """R appends a node when it leaves the FIFO queue and an unqueued child
     right after its parent (kyphosis/mr1: node.size 7)."""

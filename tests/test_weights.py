@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from pybsnsing import BsnsingClassifier, bscontrol, bsnsing, load_model
 from pybsnsing.datasets import dataset_formula, load_dataset
-from pybsnsing.errors import InvalidParameterError
+from pybsnsing.errors import InvalidParameterError, PybsnsingValueError
 from pybsnsing.search import enum_search
 from pybsnsing.weighted import resolve_weights, weighted_enum_search
 
@@ -287,6 +287,39 @@ def test_weights_save_load_and_estimator(tmp_path):
     ref = bsnsing(f, df, class_weight="balanced")
     assert [n.split_rule for n in cw.model_.nodes] == [n.split_rule for n in ref.nodes]
     assert "class_weight" in cw.get_params()
+
+
+def test_weighted_tree_through_r_parts():
+    """The R node list carries node.w1/node.w0 for a weighted tree only; the tree read
+    back (without its row weights, as from R) prints, prunes and ranks variables alike."""
+    from pybsnsing.r.convert import R_NODE_FIELDS, model_from_r_parts, model_to_r_parts
+
+    df = load_dataset("BreastCancer")
+    f = dataset_formula("BreastCancer")
+    w = np.random.default_rng(5).uniform(0.0, 3.0, df.shape[0])
+    m = bsnsing(f, df, sample_weight=w)
+    parts = model_to_r_parts(m)
+    for d in parts["tree.nodes"]:
+        assert tuple(d) == (*R_NODE_FIELDS, "node.w1", "node.w0")
+    back = model_from_r_parts(parts)
+    assert getattr(back, "sample_weight", None) is None
+    assert [(n.w1, n.w0) for n in back.nodes] == [(n.w1, n.w0) for n in m.nodes]
+    assert str(back.summary()) == str(m.summary())
+    assert back.printcp() == m.printcp()
+    pd.testing.assert_frame_equal(back.cp_table(), m.cp_table())
+    pd.testing.assert_series_equal(back.variable_importance(), m.variable_importance())
+    for cp in m.cp_table()["CP"]:
+        assert back.prune(cp).tree_signature() == m.prune(cp).tree_signature()
+    np.testing.assert_array_equal(back.predict(df), m.predict(df))
+    with_data = model_from_r_parts(parts, design=m.design)  # no row weights: no CV
+    with pytest.raises(PybsnsingValueError, match="needs the row weights"):
+        with_data.cp_table(xval=3)
+    unweighted = model_to_r_parts(bsnsing(f, df))
+    for d in unweighted["tree.nodes"]:
+        assert tuple(d) == R_NODE_FIELDS
+    multi = model_to_r_parts(bsnsing("Species ~ .", load_dataset("iris"),
+                                     sample_weight=np.tile([1.0, 2.0, 3.0], 50)))
+    assert "node.w1" in multi["trees"][1]["tree.nodes"][0]
 
 
 # ---------------------------------------------------------------------------------------

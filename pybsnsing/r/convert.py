@@ -41,7 +41,8 @@ Model codec: :func:`model_to_r_parts` gives the fields of an R bsnsing object
 (``tree.nodes`` with R's 13 node fields ``node.number, node.parent,
 node.lchild, node.rchild, node.class, node.prop, node.nobs, node.n1,
 node.n0, node.prob, node.obs, node.split.rule, node.split.target`` in R's
-list order, ``node.obs`` 1-based; ``fitted.values``, ``fitted.prob``, the
+list order, ``node.obs`` 1-based, and for a tree grown with case weights two
+more, ``node.w1`` and ``node.w0``, after them; ``fitted.values``, ``fitted.prob``, the
 confusion matrix, ``y.coding.scheme``, ``ycode``) plus pybsnsing's own
 state (control, node size, design) so that :func:`model_from_r_parts`
 rebuilds a model that predicts identically.
@@ -511,6 +512,9 @@ def _binary_parts(model: Any) -> dict[str, Any]:
             "node.split.rule": str(nd.split_rule),
             "node.split.target": int(nd.split_target),
         })
+        if nd.w1 is not None:  # case weights: two more fields, after R's 13
+            nodes[-1]["node.w1"] = float(nd.w1)
+            nodes[-1]["node.w0"] = float(nd.w0)
     cm = model.confusion_matrix
     summary = model.summary()
     design = getattr(model, "design", None)
@@ -550,7 +554,8 @@ def model_to_r_parts(model: Any) -> dict[str, Any]:
     """The fields of an R ``bsnsing`` / ``mbsnsing`` object, as plain Python objects.
 
     For a two-class model: ``tree.nodes`` (list of node dicts with R's 13
-    field names, in R's list order, ``node.obs`` 1-based), ``fitted.values``,
+    field names, in R's list order, ``node.obs`` 1-based; with case weights also
+    ``node.w1`` and ``node.w0``), ``fitted.values``,
     ``fitted.prob``, ``confusion.matrix`` (``counts`` column-major with its
     ``fitted`` and ``actual`` labels), ``n.frac.splits``, ``y.coding.scheme``,
     ``ycode`` (``{"kind", "values"}``), and pybsnsing extras: ``print.text``
@@ -622,6 +627,8 @@ def _binary_from_parts(parts: Mapping[str, Any], design: Any = None) -> Any:
             obs=np.asarray(_as_list(d["node.obs"]), dtype=np.int64) - 1,
             split_rule=str(_num(d["node.split.rule"])),
             split_target=int(_num(d["node.split.target"])),
+            w1=float(_num(d["node.w1"])) if d.get("node.w1") is not None else None,
+            w0=float(_num(d["node.w0"])) if d.get("node.w0") is not None else None,
         ))
     nodes.sort(key=lambda nd: nd.number)
     by = {nd.number: nd for nd in nodes}

@@ -36,7 +36,11 @@
 #'   the binarization counts, the stopping rules and the nodes' class,
 #'   probability and share use weighted counts, and whole-number weights give
 #'   the tree of the data with each row repeated that many times. The node
-#'   counts \code{node.n1}, \code{node.n0}, \code{node.nobs} stay row counts.
+#'   counts \code{node.n1}, \code{node.n0}, \code{node.nobs} stay row counts;
+#'   each node of a weighted tree has two more fields, \code{node.w1} and
+#'   \code{node.w0} (the weights of its rows of code 1 and 0), so that
+#'   \code{saveRDS()}/\code{readRDS()} keep them (unweighted trees have
+#'   exactly R bsnsing's node fields).
 #' @param class.weight optional class weights multiplying \code{weights}:
 #'   \code{"balanced"} (each class weighs n / (number of classes x its row
 #'   count)) or a named numeric vector such as \code{c(present = 3)} (classes

@@ -124,8 +124,11 @@
 # Python model -> R bsnsing / mbsnsing object
 
 # One two-class tree from its parts (pybsnsing.r.convert.model_to_r_parts()).
+# A tree grown with case weights has two more node fields after R bsnsing's 13,
+# node.w1 and node.w0 (the weights of the node's rows of code 1 and 0); an
+# unweighted tree has exactly R bsnsing's fields.
 .tree_from_parts <- function(t, call, model, terms = NULL, contrasts = NULL) {
-  nodes <- lapply(t[["tree.nodes"]], function(nd) list(
+  nodes <- lapply(t[["tree.nodes"]], function(nd) c(list(
     node.number = as.numeric(nd[["node.number"]]),
     node.parent = as.numeric(nd[["node.parent"]]),
     node.lchild = as.numeric(nd[["node.lchild"]]),
@@ -138,7 +141,9 @@
     node.prob = as.numeric(nd[["node.prob"]]),
     node.obs = as.integer(unlist(nd[["node.obs"]])),
     node.split.rule = as.character(nd[["node.split.rule"]]),
-    node.split.target = as.integer(nd[["node.split.target"]])))
+    node.split.target = as.integer(nd[["node.split.target"]])),
+    if (!is.null(nd[["node.w1"]]))
+      list(node.w1 = as.numeric(nd[["node.w1"]]), node.w0 = as.numeric(nd[["node.w0"]]))))
   class(nodes) <- "treelist"
   fv <- as.integer(unlist(t[["fitted.values"]]))
   n <- length(fv)

@@ -102,3 +102,51 @@ test_that("weights: whole-number weights are repeated rows; class.weight; R mess
   expect_error(bsnsing(Kyphosis ~ ., data = kyphosis, class.weight = "equal"),
                "'class.weight' must be \"balanced\" or a named vector")
 })
+
+test_that("a weighted tree keeps its node weights through saveRDS()/readRDS()", {
+  skip_if_no_pybsnsing()
+  skip_if_not_installed("rpart")
+  data(kyphosis, package = "rpart", envir = environment())
+  w <- rep(c(1, 2.5, 0, 3), length.out = nrow(kyphosis))
+  bw <- bsnsing(Kyphosis ~ ., data = kyphosis, weights = w)
+  r_fields <- c("node.number", "node.parent", "node.lchild", "node.rchild", "node.class",
+                "node.prop", "node.nobs", "node.n1", "node.n0", "node.prob", "node.obs",
+                "node.split.rule", "node.split.target")
+  # weighted: R bsnsing's 13 fields, then node.w1 and node.w0
+  for (nd in bw$tree.nodes) expect_identical(names(nd), c(r_fields, "node.w1", "node.w0"))
+  root <- bw$tree.nodes[[1]]
+  y1 <- kyphosis$Kyphosis == "present"
+  expect_equal(root$node.w1, sum(w[y1]))
+  expect_equal(root$node.w0, sum(w[!y1]))
+  # unweighted trees stay exactly R bsnsing's shape
+  bu <- bsnsing(Kyphosis ~ ., data = kyphosis)
+  for (nd in bu$tree.nodes) expect_identical(names(nd), r_fields)
+  m <- bsnsing(Species ~ ., data = iris, import.external = FALSE, weights = rep(1:3, 50))
+  expect_identical(names(m[[2]]$tree.nodes[[1]]), c(r_fields, "node.w1", "node.w0"))
+  fresh <- function(x) {  # saved and read back, without the Python model (a new session)
+    f <- tempfile(fileext = ".rds")
+    on.exit(unlink(f))
+    saveRDS(x, f)
+    y <- readRDS(f)
+    attr(y, "py_model") <- NULL
+    if (inherits(y, "mbsnsing")) for (k in seq_len(y$nclass)) attr(y[[k]], "py_model") <- NULL
+    y
+  }
+  b2 <- fresh(bw)
+  expect_identical(b2$tree.nodes, bw$tree.nodes)
+  # the rebuilt Python model has the same weighted nodes: printcp, prune, importance agree
+  expect_identical(capture.output(c2 <- printcp(b2)), capture.output(c1 <- printcp(bw)))
+  expect_identical(c2, c1)
+  cp <- c1[min(2L, nrow(c1)), "CP"]
+  expect_identical(prune(b2, cp = cp)$tree.nodes, prune(bw, cp = cp)$tree.nodes)
+  expect_identical(pybsnsing:::.variable_importance(pybsnsing:::.py_model(b2)),
+                   bw$variable.importance)
+  expect_identical(predict(b2, kyphosis, type = "prob"), predict(bw, kyphosis, type = "prob"))
+  s2 <- reticulate::py_str(pybsnsing:::.py_model(b2)$summary())
+  expect_identical(s2, reticulate::py_str(attr(bw, "py_model")$summary()))
+  expect_match(s2, "w1 ", fixed = TRUE)
+  m2 <- fresh(m)
+  for (k in 1:3) expect_identical(m2[[k]]$tree.nodes, m[[k]]$tree.nodes)
+  expect_identical(capture.output(printcp(m2)), capture.output(printcp(m)))
+  expect_identical(predict(m2, iris, type = "prob"), predict(m, iris, type = "prob"))
+})
