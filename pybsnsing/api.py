@@ -100,8 +100,9 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
             ``model.prune(cp)`` (cost-complexity pruning).
         sample_weight: non-negative weight of each row of ``data`` (None: R bsnsing's
             unweighted tree). The search objective, binarization counts, stopping rules
-            and the nodes' class, probability and share use weighted counts; whole-number
-            weights give the tree of the data with rows repeated. See
+            and the nodes' class, probability and share use weighted counts, and missing
+            values are imputed with weighted medians; whole-number weights give the tree
+            of the data with rows repeated (also with missing values). See
             :mod:`pybsnsing.weighted` (limits: ENUM solver only; rpart's questions with
             fractional weights).
         class_weight: ``"balanced"`` (scikit-learn's ``n / (K * count)``) or a dict
@@ -137,13 +138,15 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
     call = call_text(formula, ctrl, control_kwargs)
     weights = None
     if sample_weight is not None or class_weight is not None:
-        from .weighted import check_sample_weight, resolve_weights
+        from .weighted import check_sample_weight, impute_weighted_medians, resolve_weights
 
         sw = check_sample_weight(sample_weight, data.shape[0])
         if sw is not None and sw.shape[0] != y.shape[0]:  # rows with a missing response
             sw = sw[~np.asarray(pd.isna(data[design.response_name]), dtype=bool)]
         weights = resolve_weights(response.labels, response.levels, response.codes, sw,
                                   class_weight)
+        if weights is not None:  # missing values: the weighted medians
+            impute_weighted_medians(design, weights)
     if response.n_classes == 2:
         with fit_progress(progress, 1) as bar:
             return fit_binary(design, response.codes, list(response.levels), ctrl, call,

@@ -256,9 +256,21 @@ class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
                 if miss.any():
                     fill = med[j]
                     if np.isnan(fill):
-                        fill = float(np.nanmedian(self.design.X[:, j]))
+                        fill = self._training_median(j)
                     X[miss, j] = fill
         return X
+
+    def _training_median(self, j: int) -> float:
+        """The median of design column ``j`` over the training rows (a column that had
+        no missing value at fit); weighted when the model has its case weights."""
+        w = getattr(self, "sample_weight", None)
+        col = self.design.X[:, j]
+        if w is not None and len(w) == len(col):
+            from .weighted import weighted_median
+
+            seen = ~np.isnan(col)
+            return weighted_median(col[seen], np.asarray(w, dtype=np.float64)[seen])
+        return float(np.nanmedian(col))
 
     def leaf_of(self, X: pd.DataFrame | np.ndarray, names: Sequence[str] | None = None,
                 impute: bool = False) -> np.ndarray:

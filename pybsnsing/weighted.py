@@ -12,6 +12,9 @@ tree is a sum of weights:
 * the stopping rules: the automatic ``node_size = floor(sqrt(total weight))``, a side of a
   split must weigh at least ``node_size``, a child is split further only when it weighs
   more than ``node_size`` and its weighted majority share is below ``stop_prob``;
+* the imputation of missing predictor values: each column's weighted median over its
+  observed rows (:func:`weighted_median`, the median of the repeated values for
+  whole-number weights), also for ``predict(impute=True)`` while the model has its weights;
 * the node statistics: ``node_class`` (weighted majority), ``prob`` (weighted share of
   code 1) and ``prop`` (share of the total weight).  ``nobs``, ``n1`` and ``n0`` stay ROW
   counts (what ``predict`` routes and the confusion matrix counts); the weighted counts are
@@ -59,7 +62,9 @@ from .validation import MAX_RULES_CAP, SearchResult, search_args
 
 __all__ = [
     "check_sample_weight",
+    "impute_weighted_medians",
     "resolve_weights",
+    "weighted_median",
     "weighted_enum_search",
     "grow_weighted_tree",
 ]
@@ -156,6 +161,45 @@ def resolve_weights(labels: Sequence[Any], classes: Sequence[Any], codes: np.nda
     if not (out > 0).any():
         raise InvalidParameterError("the weights are zero for every row")
     return out
+
+
+def weighted_median(x: np.ndarray, w: np.ndarray) -> float:
+    """The weighted median of ``x`` (no NaN) with non-negative weights ``w``.
+
+    With ``W`` the total weight and ``c`` the cumulative weight over the sorted values, the
+    lower median is the smallest value with ``c >= W/2``, the upper median the smallest
+    with ``c > W/2``, and the result their mean: for whole-number weights exactly
+    ``np.median`` of the values repeated by their weights (rows of weight 0 count as
+    absent). When every weight is 0, the unweighted median.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    w = np.asarray(w, dtype=np.float64)
+    pos = w > 0
+    if not pos.any():
+        return float(np.median(x))
+    order = np.argsort(x[pos], kind="stable")
+    xs = x[pos][order]
+    c = np.cumsum(w[pos][order])
+    half = c[-1] / 2.0
+    lo = int(np.searchsorted(c, half, side="left"))  # first c >= W/2
+    hi = int(np.searchsorted(c, half, side="right"))  # first c > W/2
+    lo, hi = min(lo, len(xs) - 1), min(hi, len(xs) - 1)
+    return float((xs[lo] + xs[hi]) / 2.0)
+
+
+def impute_weighted_medians(design: Any, w: np.ndarray) -> None:
+    """Re-impute ``design.X`` (in place): the missing values of a column become its
+    weighted median over the rows where it is not missing (:func:`weighted_median`),
+    and ``design.medians`` those medians. With whole-number weights this is the
+    imputation of the data with each row repeated by its weight."""
+    mask = getattr(design, "imputed", None)
+    if mask is None:
+        return
+    for j in np.nonzero(mask.any(axis=0))[0]:
+        seen = ~mask[:, j]
+        med = weighted_median(design.X[seen, j], w[seen])
+        design.medians[j] = med
+        design.X[mask[:, j], j] = med
 
 
 # ---------------------------------------------------------------------------------------

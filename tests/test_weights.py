@@ -77,8 +77,7 @@ REPLICATED = [("BreastCancer", {}), ("kyphosis", {}), ("pima", {}), ("titanic", 
 @pytest.mark.parametrize("max_rules", [1, 2, 3])
 @pytest.mark.parametrize(("name", "ctrl"), REPLICATED, ids=lambda v: str(v))
 def test_integer_weights_are_replicated_rows(name, ctrl, max_rules):
-    # missing predictor values are imputed with the (unweighted) training medians: the
-    # equivalence is for complete rows
+    # complete rows here; with missing values: test_integer_weights_are_replicated_rows_with_na
     df = load_dataset(name).dropna().reset_index(drop=True)
     f = dataset_formula(name)
     rng = np.random.default_rng(max_rules + len(name))
@@ -94,6 +93,74 @@ def test_integer_weights_are_replicated_rows(name, ctrl, max_rules):
     for t in _trees(got):
         leaves = np.concatenate([nd.obs for nd in t.nodes if nd.is_leaf])
         assert np.sort(leaves).tolist() == list(range(len(t.y)))
+
+
+def _with_na(name):
+    """A bundled data set with missing predictor values: its own, or some set here."""
+    df = load_dataset(name)
+    if not df.drop(columns=dataset_formula(name).split("~")[0].strip()).isna().any().any():
+        rng = np.random.default_rng(len(name))
+        for col in [c for c in df.columns if pd.api.types.is_float_dtype(df[c])][:2]:
+            df.loc[rng.random(df.shape[0]) < 0.1, col] = np.nan
+    return df
+
+
+NA_DATA = [("BreastCancer", {}), ("dystrophy", {}), ("GlaucomaMVF", {"nseg_numeric": 5}),
+           ("votes", {}), ("pima", {}), ("iris", {"import_external": False})]
+
+
+@pytest.mark.parametrize("max_rules", [1, 2])
+@pytest.mark.parametrize(("name", "ctrl"), NA_DATA, ids=lambda v: str(v))
+def test_integer_weights_are_replicated_rows_with_na(name, ctrl, max_rules):
+    """Missing values are imputed with the weighted medians: whole-number weights give
+    the repeated data's medians, hence its tree, also with NA."""
+    df = _with_na(name)
+    f = dataset_formula(name)
+    w = np.random.default_rng(7 + max_rules).integers(0, 4, df.shape[0])
+    rep = df.loc[df.index.repeat(w)].reset_index(drop=True)
+    want = bsnsing(f, rep, max_rules=max_rules, **ctrl)
+    got = bsnsing(f, df, max_rules=max_rules, sample_weight=w, **ctrl)
+    dw, dg = _trees(want)[0].design, _trees(got)[0].design
+    had = ~np.isnan(dw.medians)  # (a column whose NA rows all weigh 0 has none there)
+    assert had.any()
+    np.testing.assert_array_equal(dg.medians[had], dw.medians[had])
+    for a, b in zip(_trees(want), _trees(got), strict=True):
+        assert [_node_view(n, False) for n in a.nodes] == [_node_view(n, True)
+                                                           for n in b.nodes]
+    # predict(impute=True) fills with the same medians, also in a column that had no
+    # missing value at fit (the weighted median of the training column)
+    new = df.copy()
+    for col in new.columns[1:4]:
+        new.loc[new.index[::3], col] = np.nan
+    np.testing.assert_array_equal(got.predict(new, impute=True),
+                                  want.predict(new, impute=True))
+
+
+def test_weighted_median_is_the_median_of_repeated_values():
+    from pybsnsing.weighted import weighted_median
+
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        x = rng.integers(0, 6, n).astype(float)  # ties
+        w = rng.integers(0, 4, n)
+        if w.sum() == 0:
+            w[0] = 1
+        assert weighted_median(x, w) == np.median(np.repeat(x, w))
+    # unit weights: the median; scaling the weights changes nothing; all zero: unweighted
+    x = rng.normal(size=25)
+    assert weighted_median(x, np.ones(25)) == np.median(x)
+    assert weighted_median(x[:24], np.full(24, 0.25)) == np.median(x[:24])
+    assert weighted_median(x, np.zeros(25)) == np.median(x)
+    assert weighted_median(np.array([1.0, 2.0, 10.0]), np.array([0.2, 0.2, 0.7])) == 10.0
+
+
+def test_unweighted_imputation_unchanged():
+    """Without weights the medians are the plain training medians (R bsnsing's)."""
+    df = load_dataset("BreastCancer")
+    m = bsnsing(dataset_formula("BreastCancer"), df)
+    j = m.design.names.index("Bare.nuclei")
+    assert m.design.medians[j] == float(df["Bare.nuclei"].median())
 
 
 def test_zero_weights_drop_rows():

@@ -34,7 +34,8 @@
 #'   \code{data}; evaluated in \code{data} like \code{subset}, as rpart's
 #'   \code{weights}). pybsnsing goes beyond R bsnsing here: the split search,
 #'   the binarization counts, the stopping rules and the nodes' class,
-#'   probability and share use weighted counts, and whole-number weights give
+#'   probability and share use weighted counts, missing predictor values are
+#'   imputed with weighted medians, and whole-number weights give
 #'   the tree of the data with each row repeated that many times. The node
 #'   counts \code{node.n1}, \code{node.n0}, \code{node.nobs} stay row counts;
 #'   each node of a weighted tree has two more fields, \code{node.w1} and
