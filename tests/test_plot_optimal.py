@@ -54,8 +54,35 @@ def test_plot_draws_every_node(tmp_path):
     assert any("nodes below" in t.get_text() for ax in fig2.axes for t in ax.texts)
 
 
-def test_plot_two_classes_only():
+def test_plot_three_classes(tmp_path):
     m = _model(3)
     assert len(m.classes_) == 3
-    with pytest.raises(PybsnsingValueError, match="two-class"):
-        m.plot()
+    view = m.tree_view()
+    for v, nd in zip(view.nodes, m.nodes, strict=True):
+        assert v.counts == tuple(int(c) for c in nd.counts)
+        assert (v.n0, v.n0 + v.n1) == (int(nd.counts[0]), nd.n)
+    fig = m.plot(tmp_path / "tree3.png")
+    assert (tmp_path / "tree3.png").stat().st_size > 0
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    for nd in m.nodes:
+        mix = " / ".join(str(int(c)) for c in nd.counts)
+        assert any(t == f"#{nd.id}  n = {nd.n} ({mix})" for t in texts), nd.id
+    # each leaf: its class and the share that predict(type="prob") gives it
+    proba = {round(float(nd.counts[nd.prediction]) / nd.n, 3) for nd in m.nodes if nd.is_leaf}
+    shares = {float(t[4:]) for t in texts if t.startswith("p = 0") or t == "p = 1.000"}
+    assert shares == proba
+    leaves = [str(m.classes_[nd.prediction]) for nd in m.nodes if nd.is_leaf]
+    assert sorted(t for t in texts if t in map(str, m.classes_)) == sorted(leaves)
+    # the legend names the three classes, and the class-mix bars use three colours
+    for k, c in enumerate(m.classes_):
+        assert f"class {k}: {c}" in texts
+    from matplotlib.colors import to_rgba
+    colours = {p.get_facecolor() for ax in fig.axes for p in ax.patches}
+    assert to_rgba("lightskyblue") in colours
+    # colours: one per class, or the default two (extended)
+    m.plot(class_colors=("red", "green", "blue"))
+    with pytest.raises(PybsnsingValueError, match="3 colours"):
+        m.plot(class_colors=("red", "green"))
+    # two-class trees keep the two-colour rule
+    with pytest.raises(PybsnsingValueError, match="two colours"):
+        _model().plot(class_colors=("red", "green", "blue"))

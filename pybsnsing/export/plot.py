@@ -3,7 +3,8 @@
 :func:`plot_tree` draws a fitted tree as boxes joined by ``yes``/``no`` edges:
 
 * a split node shows its number, ``n`` (the training rows that reach it) with
-  the class mix (the rows of each class, ``ycode[0] / ycode[1]``; also drawn as
+  the class mix (the rows of each class, ``ycode[0] / ycode[1]``, or one count
+  per class for a MurTree tree of three or more classes; also drawn as
   a thin bar in the class colours along the bottom of the box) and its rule,
   one question per line with ``or`` between them. The left edge (``yes``)
   leads to the rows for which the rule holds, the right edge (``no``) to the
@@ -84,6 +85,11 @@ _VGAP_H = 3.2
 _MARGIN = 1.0
 #: leaves from which leaf texts get shorter
 _COMPACT_LEAVES = 40
+#: the colours of classes 0 and 1
+_DEFAULT_COLORS = ("lightcoral", "palegreen")
+#: the colours of classes 2, 3, ... (trees of three or more classes), repeated as needed
+_MORE_COLORS = ("lightskyblue", "khaki", "plum", "sandybrown", "lightgray", "aquamarine",
+                "pink", "tan")
 
 
 # ---------------------------------------------------------------------------------------
@@ -201,14 +207,17 @@ def _node_lines(nd: NodeView, labels: Sequence[str], digits: int | None, compact
                 truncated: int) -> list[tuple[str, str]]:
     n = nd.nobs
     number = f"#{node_number_text(nd.number)}"
-    head = f"{number}  n = {n} ({nd.n0} / {nd.n1})"
+    head = f"{number}  n = {n} ({' / '.join(str(c) for c in nd.class_counts)})"
     if truncated:
         return ([(head, "head")] + [(t, "rule") for t in format_rule(nd.split_rule, digits)]
                 + [(f"+ {truncated} nodes below", "plain")])
     if nd.is_leaf:
         k = nd.node_class
-        p1 = prob1(nd.n1, nd.n0)
-        p = p1 if k == 1 else 1.0 - p1
+        if nd.counts:  # three or more classes: the share of the predicted class
+            p = nd.counts[k] / n if n else 0.0
+        else:
+            p1 = prob1(nd.n1, nd.n0)
+            p = p1 if k == 1 else 1.0 - p1
         if compact:
             return [(f"{labels[k]}  p = {_prob_text(p)}", "label"), (f"{number}  n = {n}", "head")]
         return [(labels[k], "label"), (f"p = {_prob_text(p)}", "plain"), (head, "head")]
@@ -309,7 +318,7 @@ def _layout(tree: Any, fontsize: float, digits: int | None, max_depth: int | Non
 
 def _legend_lines(labels: Sequence[str], digits: int | None, horizontal: bool) -> list[str]:
     lines = [
-        f"#node  n = training rows at the node ({labels[0]} / {labels[1]})",
+        f"#node  n = training rows at the node ({' / '.join(labels)})",
         "p = share of a leaf's rows in its class (the predicted probability)",
         "yes (upper branch): the rule holds" if horizontal else
         "yes (left branch): the rule holds",
@@ -323,7 +332,8 @@ def _legend_width(labels: Sequence[str], digits: int | None, fs: float) -> float
     """Width in points of the legend's widest line."""
     small = _Measure(0.9 * fs)
     head = _Measure(fs)
-    classes = sum(head.width(f"class {k}: {labels[k]}", "plain") + 2.8 * fs for k in (0, 1))
+    classes = sum(head.width(f"class {k}: {labels[k]}", "plain") + 2.8 * fs
+                  for k in range(len(labels)))
     return max([classes] + [small.width(t, "plain")
                             for t in _legend_lines(labels, digits, False)])
 
@@ -385,14 +395,15 @@ def _draw_box(ax: Axes, box: _Box, x0: float, y0: float, fs: float,
     # the class mix along the bottom (class 0 from the left), on a white strip
     n = max(nd.nobs, 1)
     inner = box.w - 2 * pad
-    w0 = inner * nd.n0 / n
     yb = y0 + box.h - pad * 0.6 - bar
     ax.add_patch(Rectangle((x0 + pad - 0.15 * fs, yb - 0.15 * fs), inner + 0.3 * fs,
                            bar + 0.3 * fs, fc="white", ec="none", zorder=4))
-    ax.add_patch(Rectangle((x0 + pad, yb), w0, bar, fc=class_colors[0], ec="none",
-                           zorder=4))
-    ax.add_patch(Rectangle((x0 + pad + w0, yb), inner - w0, bar, fc=class_colors[1],
-                           ec="none", zorder=4))
+    counts = nd.class_counts
+    xs = x0 + pad
+    for k, c in enumerate(counts):
+        wk = inner * c / n if k < len(counts) - 1 else x0 + pad + inner - xs
+        ax.add_patch(Rectangle((xs, yb), wk, bar, fc=class_colors[k], ec="none", zorder=4))
+        xs += wk
     ax.add_patch(Rectangle((x0 + pad, yb), inner, bar, fc="none", ec="0.2", lw=0.5,
                            zorder=4))
     y = y0 + pad * 0.8
@@ -427,7 +438,7 @@ def _draw_heading(ax: Axes, tree: Any, fs: float, total_w: float, *, horizontal:
     measure = _Measure(fs)
     xl = margin
     sq = 0.9 * fs
-    for k in (0, 1):
+    for k in range(len(labels)):
         ax.add_patch(Rectangle((xl, yt + 0.1 * fs), sq, sq, fc=class_colors[k], ec="0.3",
                                lw=0.6, zorder=6))
         text = f"class {k}: {labels[k]}"
@@ -474,10 +485,21 @@ def _check_int(value: Any, name: str, lo: int) -> int | None:
     return v
 
 
-def _check_plot_args(class_colors: Sequence[str], dpi: Any, fontsize: Any,
-                     orientation: str) -> None:
-    if len(class_colors) != 2:
+def _class_colors(class_colors: Sequence[str], k: int) -> Sequence[str]:
+    """The colours of a tree of ``k`` classes: ``class_colors``, or for three or more
+    classes and the default two colours, those and :data:`_MORE_COLORS`."""
+    if len(class_colors) == k:
+        return class_colors
+    if k > 2 and tuple(class_colors) == _DEFAULT_COLORS:
+        more = [_MORE_COLORS[i % len(_MORE_COLORS)] for i in range(k - 2)]
+        return (*_DEFAULT_COLORS, *more)
+    if k == 2:
         raise PybsnsingValueError(f"class_colors must have two colours, got {class_colors!r}")
+    raise PybsnsingValueError(
+        f"class_colors must have {k} colours (one per class), got {class_colors!r}")
+
+
+def _check_plot_args(dpi: Any, fontsize: Any, orientation: str) -> None:
     if not isinstance(dpi, (int, float)) or not dpi > 0:
         raise PybsnsingValueError(f"dpi must be positive, got {dpi!r}")
     if not isinstance(fontsize, (int, float)) or not fontsize > 0:
@@ -617,7 +639,7 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
               ax: Axes | Sequence[Axes] | None = None,
               figsize: tuple[float, float] | None = None, dpi: float = 100, *,
               tree: int | None = None,
-              class_colors: Sequence[str] = ("lightcoral", "palegreen"),
+              class_colors: Sequence[str] = _DEFAULT_COLORS,
               rule_color: str = "blue", fontsize: float = 9.0, title: str | None = None,
               legend: bool = True, digits: int | None = 4, max_depth: int | None = None,
               orientation: str = "auto", max_width: float = 20.0,
@@ -638,7 +660,9 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
         dpi: resolution of the figure and of a saved raster file.
         tree: for a multi-class model, the 0-based index (``ylevels`` order)
             of the one class tree to draw; None draws every class tree.
-        class_colors: colours of classes 0 and 1 (matplotlib colours).
+        class_colors: colours of classes 0 and 1 (matplotlib colours); for a tree of
+            three or more classes (a MurTree tree) one per class, by default
+            ``("lightcoral", "palegreen")`` and then ``lightskyblue``, ``khaki``, ...
         rule_color: colour of the rules (R draws them blue).
         fontsize: font size in points of the node texts.
         title: a title over the drawing (multi-class panels always get
@@ -669,10 +693,11 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
     from .._optional import require
 
     require("plot", "plot_tree (drawing a tree)")
-    _check_plot_args(class_colors, dpi, fontsize, orientation)
+    _check_plot_args(dpi, fontsize, orientation)
     digits = _check_int(digits, "digits", 1)
     max_depth = _check_int(max_depth, "max_depth", 0)
     selected = select_trees(model, tree)
+    class_colors = _class_colors(class_colors, max(len(one.ycode) for one, _ in selected))
     titles = [t for _, t in selected]
     if len(selected) == 1 and titles[0] is not None and title is None:
         title = titles[0]

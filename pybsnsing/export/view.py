@@ -1,6 +1,7 @@
 """The view model the exporters share (:mod:`~pybsnsing.export.latex`,
 :mod:`~pybsnsing.export.dot`, :mod:`~pybsnsing.export.plot`): which trees a model has,
-its nodes in R's depth-first order with their depths (:class:`NodeView`), and the
+its nodes in R's depth-first order with their depths (:class:`NodeView`; a node of a
+tree of three or more classes, such as a MurTree tree's, also has its class counts), and the
 texts every drawing writes (class labels, node numbers, ``prob.1``, rule lines).
 
 The functions take any object shaped like a fitted model (:class:`Tree`,
@@ -54,10 +55,19 @@ class NodeView:
     split_rule: str
     lchild: int
     rchild: int
+    #: the rows of each class, in ``ycode`` order, for a tree of three or more classes
+    #: (empty for a two-class tree: ``(n0, n1)``; then ``n0`` is the rows of the first
+    #: class and ``n1`` the others)
+    counts: tuple[int, ...] = ()
 
     @property
     def nobs(self) -> int:
         return self.n1 + self.n0
+
+    @property
+    def class_counts(self) -> tuple[int, ...]:
+        """The rows of each class, in ``ycode`` order: ``(n0, n1)`` for two classes."""
+        return self.counts or (self.n0, self.n1)
 
 
 def is_multiclass(model: Any) -> bool:
@@ -99,7 +109,8 @@ def preorder(tree: Tree) -> list[NodeView]:
         out.append(NodeView(number=number, depth=depth, is_leaf=leaf,
                             node_class=_node_class(nd), n1=int(nd.n1), n0=int(nd.n0),
                             split_rule=str(nd.split_rule or ""), lchild=lchild,
-                            rchild=rchild))
+                            rchild=rchild,
+                            counts=tuple(int(c) for c in getattr(nd, "counts", ()) or ())))
         if not leaf:
             stack.append((rchild, depth + 1))
             stack.append((lchild, depth + 1))

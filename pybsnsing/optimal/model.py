@@ -69,6 +69,7 @@ class _ViewNode:
     n1: int
     n0: int
     split_rule: str
+    counts: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -278,30 +279,29 @@ class OptimalTreeModel(OptimalTreeAccessors):
         prediction), ``n1``/``n0`` (rows of ``classes_[1]`` / ``classes_[0]``) and
         ``split_rule``, the condition of the LEFT branch (the drawing's left child holds
         the rows where the rule is true: feature = 0, i.e. ``x > q`` for a threshold
-        feature ``x<=q``), and ``ycode`` = the two class labels.
-
-        Raises:
-            PybsnsingValueError: for three or more classes (the drawing shows two).
+        feature ``x<=q``), and ``ycode`` = the class labels. With three or more classes
+        each record also has ``counts``, the rows of every class in ``classes_`` order
+        (``n0`` is then the rows of ``classes_[0]`` and ``n1`` the others).
         """
-        if len(self.classes_) != 2:
-            raise PybsnsingValueError(
-                f"plot() draws two-class trees; this tree has {len(self.classes_)} classes "
-                "(print it, or use tree_lines())")
-        nodes = [
-            _ViewNode(number=nd.id, lchild=nd.left, rchild=nd.right,
-                      node_class=int(nd.prediction), n1=int(nd.counts[1]),
-                      n0=int(nd.counts[0]),
-                      split_rule="" if nd.is_leaf else self._condition(nd, False))
-            for nd in self.nodes
-        ]
+        multi = len(self.classes_) > 2
+        nodes = []
+        for nd in self.nodes:
+            counts = tuple(int(c) for c in nd.counts)
+            nodes.append(_ViewNode(
+                number=nd.id, lchild=nd.left, rchild=nd.right, node_class=int(nd.prediction),
+                n1=sum(counts[1:]), n0=counts[0],
+                split_rule="" if nd.is_leaf else self._condition(nd, False),
+                counts=counts if multi else ()))
         return _TreeView(nodes=nodes, ycode=list(self.classes_))
 
     def plot(self, file: str | Path | None = None, **kwargs: Any) -> Any:
         """Draw the tree with pybsnsing's tree drawing
         (:func:`pybsnsing.export.plot.plot_tree`, same options: ``ax``, ``figsize``,
         ``class_colors``, ``max_depth``, ...); needs matplotlib. Each box shows the node's
-        rows ``n = N (n0 / n1)`` by class, the branch condition of its left child, and for
-        a leaf the predicted class and its share. Two-class trees only.
+        rows ``n = N (n0 / n1 / ...)`` by class (in ``classes_`` order; also as a bar in
+        the class colours), the branch condition of its left child, and for a leaf the
+        predicted class and its share. Any number of classes (from three on, the default
+        colours go on past ``class_colors``' two; give one colour per class otherwise).
 
         Returns:
             the matplotlib Figure.
