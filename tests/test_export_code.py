@@ -221,6 +221,30 @@ def test_optimal_tree_export():
     assert lines[0] == "|--- x > 2" and "|--- x <= 2" in lines
 
 
+def test_optimal_three_classes_sql_prob_equals_predict():
+    """An optimal tree of three classes: to_sql(type="prob") is one CASE per class, named
+    by it; the columns equal predict(type="prob") exactly, and type="class" predict."""
+    from pybsnsing.optimal import murtree_fit
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame(rng.integers(0, 2, (300, 5)), columns=["a", "b", "c d", "e", "f"])
+    lab = (X["a"] & X["b"]) + X["c d"] + (rng.random(300) < 0.1)
+    y = np.array(["lo", "mid", "hi", "top"])[lab.to_numpy()]
+    m = murtree_fit(X, y, max_depth=3)
+    assert len(m.classes_) >= 3
+    new = pd.DataFrame(rng.integers(0, 2, (64, 5)), columns=X.columns)
+    con = sqlite3.connect(":memory:")
+    new.rename(columns={"c d": "c_d"}).to_sql("t", con, index=False)
+    sql = to_sql(m, type="prob", column_names={"c d": "c_d"})
+    cur = con.execute(f"SELECT {sql} FROM t")
+    assert [d[0] for d in cur.description] == [str(c) for c in m.classes_]
+    got = np.array(cur.fetchall(), dtype=np.float64)
+    np.testing.assert_array_equal(got, m.predict(new.to_numpy(), type="prob"))
+    assert [r[0] for r in con.execute(
+        f"SELECT {to_sql(m, column_names={'c d': 'c_d'})} FROM t")] == list(
+        m.predict(new.to_numpy()))
+
+
 def test_to_python_rejects_bad_arguments():
     df = load_dataset("kyphosis")
     model = pb.bsnsing("Kyphosis ~ .", df)

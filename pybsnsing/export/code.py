@@ -33,7 +33,9 @@ Transform terms (``log(Age)``, ``a:b``) are not exported (an error says so).
   a numeric column with few values (R compares ``as.character(x)``) becomes
   ``x IN (3)``: the same unless a value differs from 3 only beyond the 15th digit.
   For three or more classes the expression gives the class (``type="class"``): the
-  class trees' probabilities times the class priors, the first largest.
+  class trees' probabilities times the class priors, the first largest. An optimal
+  (MurTree) tree of three or more classes gives with ``type="prob"`` a select list, one
+  ``CASE`` per class named by it.
 
 :func:`export_text` is for reading, not for evaluation: ``digits`` rounds the cut
 points it shows (the rule texts otherwise, exactly as the model stores them).
@@ -648,7 +650,10 @@ def to_sql(model: Any, *, type: str = "class",
             OptimalTreeModel (over its binary feature columns) or fitted
             BsnsingClassifier.
         type: ``"class"`` (the label) or ``"prob"`` (two classes: the probability of
-            the class coded 1; an optimal tree with two classes: of ``classes_[1]``).
+            the class coded 1; an optimal tree with two classes: of ``classes_[1]``;
+            an optimal tree with three or more classes: one ``CASE`` per class, in
+            ``classes_`` order, each named by its class, ``CASE ... END AS "a",
+            CASE ... END AS "b", ...``, a select list equal to ``predict``'s columns).
         column_names: the SQL column of a data column where the names differ
             (e.g. ``{"petal length": "petal_length"}``); others keep their names.
     """
@@ -679,18 +684,21 @@ def to_sql(model: Any, *, type: str = "class",
             whens.append(f"WHEN {cond} THEN {_sql_value(m.ylevels[k])}")
         return "CASE " + "\n".join(whens) + f"\nELSE {_sql_value(m.ylevels[-1])} END"
     # optimal
-    if type == "prob" and len(m.classes_) != 2:
-        raise PybsnsingValueError("to_sql(type='prob') of an optimal tree needs two classes")
-
-    def visit(nd: Any, depth: int) -> str:
+    def visit(nd: Any, depth: int, leaf: Any) -> str:
         if nd.is_leaf:
-            if type == "class":
-                return _sql_value(m.classes_[nd.prediction])
-            return _sql_num(nd.counts[1] / max(nd.n, 1))
+            return leaf(nd)
         pad = "  " * (depth + 1)
         feature = str(nd.feature_name)
         return (f"CASE WHEN {_sql_ident(names.get(feature, feature))} = 1\n"
-                f"{pad}THEN {visit(m.nodes[nd.right], depth + 1)}\n"
-                f"{pad}ELSE {visit(m.nodes[nd.left], depth + 1)} END")
+                f"{pad}THEN {visit(m.nodes[nd.right], depth + 1, leaf)}\n"
+                f"{pad}ELSE {visit(m.nodes[nd.left], depth + 1, leaf)} END")
 
-    return visit(m.nodes[0], 0)
+    def share(k: int) -> Any:  # a leaf's share of class k: predict's probability
+        return lambda nd: _sql_num(nd.counts[k] / max(nd.n, 1))
+
+    if type == "class":
+        return visit(m.nodes[0], 0, lambda nd: _sql_value(m.classes_[nd.prediction]))
+    if len(m.classes_) == 2:
+        return visit(m.nodes[0], 0, share(1))
+    return ",\n".join(f"{visit(m.nodes[0], 0, share(k))} AS {_sql_ident(c)}"
+                       for k, c in enumerate(m.classes_))
