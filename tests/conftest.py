@@ -31,6 +31,23 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 # .ci/setup); R must see it before rpy2 starts R in this process.
 rdiff.use_private_r_library()
 
+# Starting R through rpy2 puts R's library folders (/usr/lib/R/lib:/usr/lib/x86_64-linux-gnu)
+# on LD_LIBRARY_PATH for the process's children. A Python started by a later test (a Dask
+# worker, the command line, the compile child) then loads the system's libpython instead of
+# its own and fails ("undefined symbol" in an extension module). The loader of this process
+# read the variable at start-up, so R keeps working when each test starts with the value
+# the process had before R started.
+_LD_LIBRARY_PATH = os.environ.get("LD_LIBRARY_PATH")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if _LD_LIBRARY_PATH is None:
+        os.environ.pop("LD_LIBRARY_PATH", None)
+    else:
+        os.environ["LD_LIBRARY_PATH"] = _LD_LIBRARY_PATH
+
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PYBSNSING_SHARED", REPO.parent / "shared"))
 GOLDEN = Path(os.environ.get("PYBSNSING_GOLDEN") or REPO / "tests" / "golden")

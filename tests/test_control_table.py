@@ -40,7 +40,11 @@ def test_estimator_defaults_are_the_table() -> None:
 
     sig = inspect.signature(BsnsingClassifier.__init__)
     got = {k: v.default for k, v in sig.parameters.items() if k != "self"}
-    assert got == {p.name: p.default for p in CONTROL_PARAMS}
+    table = {p.name: p.default for p in CONTROL_PARAMS}
+    assert {k: got[k] for k in table if k in got} == table
+    # beyond R's bscontrol(): the size, pruning and class-weight options of issue 15
+    assert {k: v for k, v in got.items() if k not in table} == {
+        "max_depth": None, "ccp_alpha": 0.0, "class_weight": None}
 
 
 def test_bslearn_and_binarize_defaults_are_the_table() -> None:
