@@ -193,10 +193,10 @@ def _first_half() -> None:
     from .control import bscontrol
     from .kernels import rpart as R
     from .questions import NodeRows
-    from .tree import _Grower
+    from .tree import Grower
 
     X, names, y = _tiny(200)
-    g = _Grower(X, names, y, bscontrol(), 1)
+    g = Grower(X, names, y, bscontrol(), 1)
     ordm = g.root_orders()
     n, p = X.shape
     xt = np.ascontiguousarray(g.X.T)
@@ -221,10 +221,10 @@ def _second_half() -> None:
     questions (question packing, the ENUM search of max_rules 2, cut thinning)."""
     from .control import bscontrol
     from .kernels import rpart as R
-    from .tree import _Grower, grow_tree
+    from .tree import Grower, grow_tree
 
     X, names, y = _tiny(200)
-    g = _Grower(X, names, y, bscontrol(), 1)
+    g = Grower(X, names, y, bscontrol(), 1)
     xt = np.ascontiguousarray(g.X.T)
     R.sort_columns_from_rows(xt, g.root_orders(), np.arange(X.shape[0], dtype=np.int64))
     grow_tree(X, names, y, bscontrol(import_external=False))
