@@ -259,24 +259,17 @@ def _thin(
     """
     n = ox.shape[0]
     cnt_lt, cnt_le = _counts(ox, cuts, pos)
-    if ow is not None:
-        from .kernels.weighted import wthin_gt, wthin_lt
-
+    size = int  # R's round() of a count: half to even (np.rint), an int bin size
+    if ow is not None:  # the same walk on cumulative weights (float64 counts and size)
         wcum = np.concatenate(([0.0], np.cumsum(ow, dtype=np.float64)))
-        wlt, wle, wn = wcum[cnt_lt], wcum[cnt_le], float(wcum[-1])
-        if greater:
-            keep = wthin_gt(wlt, wle, float(np.rint(wlt[-1] / segs)))
-        else:
-            keep = wthin_lt(wlt, wle, wn, float(np.rint((wn - wle[0]) / segs)))
-        return cuts[np.isin(cuts, cuts[keep])]
+        cnt_lt, cnt_le, n = wcum[cnt_lt], wcum[cnt_le], float(wcum[-1])
+        size = float
     from .kernels.binarize import thin_gt_kernel, thin_lt_kernel  # numba: loaded on first use
 
     if greater:
-        bsize = int(np.rint(cnt_lt[-1] / segs))  # R's round(): half to even
-        keep = thin_gt_kernel(cnt_lt, cnt_le, bsize)
+        keep = thin_gt_kernel(cnt_lt, cnt_le, size(np.rint(cnt_lt[-1] / segs)))
     else:
-        bsize = int(np.rint((n - cnt_le[0]) / segs))
-        keep = thin_lt_kernel(cnt_lt, cnt_le, n, bsize)
+        keep = thin_lt_kernel(cnt_lt, cnt_le, n, size(np.rint((n - cnt_le[0]) / segs)))
     # R: cutpoints[cutpoints %in% keep.cp]
     return cuts[np.isin(cuts, cuts[keep])]
 

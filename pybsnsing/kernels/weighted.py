@@ -33,8 +33,6 @@ import numpy as np
 from numba import njit
 
 __all__ = [
-    "wthin_gt",
-    "wthin_lt",
     "contingency",
     "byte_tables",
     "wlevel_one",
@@ -42,51 +40,6 @@ __all__ = [
     "node_intervals",
     "gram_from_intervals",
 ]
-
-
-# ---------------------------------------------------------------------------------------
-# weighted thinning of numeric cuts (R's binarize.numeric with counts = sums of weights)
-
-
-@njit(cache=True)
-def wthin_gt(cnt_lt, cnt_le, bsize):
-    """:func:`pybsnsing.kernels.binarize.thin_gt_kernel` on float64 (weighted) counts."""
-    m = cnt_lt.shape[0]
-    keep = np.zeros(m, dtype=np.bool_)
-    last = -1
-    for i in range(m - 1):
-        if last < 0:
-            cnt = cnt_lt[i]
-        else:
-            cnt = cnt_lt[i] - cnt_le[last]
-            if cnt < 0:
-                cnt = 0.0
-        if cnt >= bsize:
-            keep[i] = True
-            last = i
-    keep[m - 1] = True
-    return keep
-
-
-@njit(cache=True)
-def wthin_lt(cnt_lt, cnt_le, n, bsize):
-    """:func:`pybsnsing.kernels.binarize.thin_lt_kernel` on float64 (weighted) counts
-    (``n``: the total weight)."""
-    m = cnt_lt.shape[0]
-    keep = np.zeros(m, dtype=np.bool_)
-    first = -1
-    for i in range(m - 1, 0, -1):
-        if first < 0:
-            cnt = n - cnt_le[i]
-        else:
-            cnt = cnt_lt[first] - cnt_le[i]
-            if cnt < 0:
-                cnt = 0.0
-        if cnt >= bsize:
-            keep[i] = True
-            first = i
-    keep[0] = True
-    return keep
 
 
 # ---------------------------------------------------------------------------------------
