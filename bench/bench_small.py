@@ -63,20 +63,7 @@ BANDS = ((0, 100, "n <= 100"), (101, 500, "101-500"), (501, 2000, "501-2000"),
 # own timing of bsnsing() alone: c(elapsed, user + system CPU) in seconds.
 _R_TIMER = r"""
 function(csv, spec, formula, ctrl, train_rows) {
-  suppressPackageStartupMessages(library(bsnsing))
-  d <- read.csv(csv, stringsAsFactors = TRUE, na.strings = c("", "NA"))
-  for (nm in names(spec)) {
-    s <- spec[[nm]]
-    cls <- s[["class"]]
-    if (cls == "factor") d[[nm]] <- factor(as.character(d[[nm]]), levels = s[["levels"]])
-    else if (cls == "ordered") d[[nm]] <- factor(as.character(d[[nm]]), levels = s[["levels"]],
-                                                 ordered = TRUE)
-    else if (cls == "character") d[[nm]] <- as.character(d[[nm]])
-    else if (cls == "integer") d[[nm]] <- as.integer(d[[nm]])
-    else if (cls == "numeric") d[[nm]] <- as.numeric(d[[nm]])
-    else if (cls == "logical") d[[nm]] <- as.logical(d[[nm]])
-  }
-  train <- d[train_rows, , drop = FALSE]
+""" + rdiff.R_READ_CASE + r"""  train <- d[train_rows, , drop = FALSE]
   rownames(train) <- NULL
   cl <- as.call(c(list(as.name("bsnsing"), formula = stats::as.formula(formula),
                        data = as.name("train")), ctrl))

@@ -409,8 +409,9 @@ def _label(v: Any) -> str:
 
 # ----------------------------------------------------------------------------- R side
 
-_R_RUN = r"""
-function(csv, spec, formula, ctrl, train_rows, test_rows) {
+#: R lines that load bsnsing, read a case's CSV as ``d`` and give each column its class
+#: from ``spec`` (the body's start of every R function run on a case file)
+R_READ_CASE = r"""
   suppressPackageStartupMessages(library(bsnsing))
   d <- read.csv(csv, stringsAsFactors = TRUE, na.strings = c("", "NA"))
   for (nm in names(spec)) {
@@ -424,7 +425,11 @@ function(csv, spec, formula, ctrl, train_rows, test_rows) {
     else if (cls == "numeric") d[[nm]] <- as.numeric(d[[nm]])
     else if (cls == "logical") d[[nm]] <- as.logical(d[[nm]])
   }
-  train <- d[train_rows, , drop = FALSE]
+"""
+
+_R_RUN = r"""
+function(csv, spec, formula, ctrl, train_rows, test_rows) {
+""" + R_READ_CASE + r"""  train <- d[train_rows, , drop = FALSE]
   test <- d[test_rows, , drop = FALSE]
   rownames(train) <- NULL
   rownames(test) <- NULL
