@@ -28,7 +28,7 @@ import bisect
 import math
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -281,18 +281,11 @@ class Grower:
         control = self.control
         packed = control.opt_solver in _PACKED_SOLVERS
         sources = self._sources(rows, ordm, target, packed)
-        offsets = np.cumsum([0] + [s.m for s in sources]).tolist()
+        offsets, text = self._question_index(sources)
         m = offsets[-1]
         if m == 0:
             return ""
-
-        def text(k: int) -> str:
-            i = bisect.bisect_right(offsets, k) - 1
-            return sources[i].text(k - offsets[i])
-
-        grp = self._groups(sources)
-        if grp is None:
-            grp = question_groups([text(k) for k in range(m)])
+        grp = self._search_groups(sources, text, m)
         kw = dict(max_rules=control.max_rules, node_size=self.node_size,
                   no_same_gender_children=control.no_same_gender_children,
                   time_limit=control.solver_timelimit)
@@ -357,6 +350,24 @@ class Grower:
             orders = self.pos.take(ordm)
         return external_question_set(Xr, self.names, self.y.take(rows), method=method,
                                      orders=orders)
+
+    @staticmethod
+    def _question_index(sources: list[QuestionSource]) -> tuple[list[int], Callable[[int], str]]:
+        """Where each source's questions start in the node's question list (the last
+        entry is their number) and the text of question ``k``."""
+        offsets = np.cumsum([0] + [s.m for s in sources]).tolist()
+
+        def text(k: int) -> str:
+            i = bisect.bisect_right(offsets, k) - 1
+            return sources[i].text(k - offsets[i])
+
+        return offsets, text
+
+    def _search_groups(self, sources: list[QuestionSource], text: Callable[[int], str],
+                       m: int) -> np.ndarray:
+        """ENUM group ids of the node's ``m`` questions: from structure, else from texts."""
+        grp = self._groups(sources)
+        return question_groups([text(k) for k in range(m)]) if grp is None else grp
 
     def _groups(self, sources: list[QuestionSource]) -> np.ndarray | None:
         """ENUM group ids from structure; None when only the texts can tell."""

@@ -56,7 +56,6 @@ from .control import BsControl
 from .errors import InvalidParameterError, PybsnsingValueError
 from .questions import NodeRows, QuestionSet, question_set_from_orders
 from .rules import evaluate_rule
-from .search import question_groups
 from .tree import Grower, Node, NodeColumns, grow_nodes
 from .validation import MAX_RULES_CAP, SearchResult, search_args
 
@@ -478,27 +477,16 @@ class _WeightedGrower(Grower):
 
     def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
         """The node's split rule by the weighted ENUM (``""`` when there is none)."""
-        import bisect
-
         from .kernels.packing import node_slots
 
         t0 = time.process_time()
         control = self.control
         sources = self._wsources(rows, ordm, target)
-        offsets = [0]
-        for s in sources:
-            offsets.append(offsets[-1] + s.m)
+        offsets, text = self._question_index(sources)
         m = offsets[-1]
         if m == 0:
             return ""
-
-        def text(k: int) -> str:
-            i = bisect.bisect_right(offsets, k) - 1
-            return sources[i].text(k - offsets[i])
-
-        grp = self._groups(sources)
-        if grp is None:
-            grp = question_groups([text(k) for k in range(m)])
+        grp = self._search_groups(sources, text, m)
         nobs = rows.shape[0]
         self.pos[rows] = np.arange(nobs, dtype=np.int64)
         node = NodeRows(ordm, rows, self.slot, self.pos)
