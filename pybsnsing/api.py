@@ -121,37 +121,65 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
             ``TypeError`` or ``KeyError`` callers expect).
     """
     if type(data).__module__.startswith("dask"):  # a Dask DataFrame: pybsnsing.dask
-        if sample_weight is not None or class_weight is not None:
-            from .errors import InvalidParameterError
-
-            raise InvalidParameterError(
-                "sample_weight and class_weight are not supported for Dask data frames")
-        from .dask import bsnsing_dask
-
-        return bsnsing_dask(formula, data, None, control, collation=collation,
-                            verbose=progress is True, **control_kwargs)
+        return _fit_dask(formula, data, control, progress, collation, sample_weight,
+                         class_weight, control_kwargs)
     progress = check_progress(progress)
     max_depth = check_max_depth(max_depth)
     ctrl = resolve_control(control, **control_kwargs)
     design, y = build_design(formula, data, collation=collation)
     response = code_response(y, collation=collation)
     call = call_text(formula, ctrl, control_kwargs)
-    weights = None
-    if sample_weight is not None or class_weight is not None:
-        from .weighted import check_sample_weight, impute_weighted_medians, resolve_weights
-
-        sw = check_sample_weight(sample_weight, data.shape[0])
-        if sw is not None and sw.shape[0] != y.shape[0]:  # rows with a missing response
-            sw = sw[~np.asarray(pd.isna(data[design.response_name]), dtype=bool)]
-        weights = resolve_weights(response.labels, response.levels, response.codes, sw,
-                                  class_weight)
-        if weights is not None:  # missing values: the weighted medians
-            impute_weighted_medians(design, weights)
+    weights = _case_weights(data, design, y, response, sample_weight, class_weight)
     if response.n_classes == 2:
         with fit_progress(progress, 1) as bar:
             return fit_binary(design, response.codes, list(response.levels), ctrl, call,
                               formula, progress=bar, max_depth=max_depth,
                               sample_weight=weights)
+    trees = _fit_class_trees(design, response, ctrl, call, formula, progress, max_depth,
+                             weights)
+    prior = _multiclass_prior(response, weights)
+    return MBsnsingModel(trees=trees, ylevels=list(response.levels), yprior=prior, call=call,
+                         formula=formula)
+
+
+def _fit_dask(formula: str, data: Any, control: BsControl | dict | None, progress: Any,
+              collation: str, sample_weight: Any, class_weight: Any,
+              control_kwargs: dict[str, Any]) -> BsnsingModel | MBsnsingModel:
+    """A Dask DataFrame: fitted by :func:`pybsnsing.dask.bsnsing_dask` (no case weights)."""
+    if sample_weight is not None or class_weight is not None:
+        from .errors import InvalidParameterError
+
+        raise InvalidParameterError(
+            "sample_weight and class_weight are not supported for Dask data frames")
+    from .dask import bsnsing_dask
+
+    return bsnsing_dask(formula, data, None, control, collation=collation,
+                        verbose=progress is True, **control_kwargs)
+
+
+def _case_weights(data: pd.DataFrame, design: Design, y: Any, response: Any,
+                  sample_weight: Any, class_weight: Any) -> np.ndarray | None:
+    """The rows' weights (``sample_weight`` times ``class_weight``) for the rows kept in
+    ``design``, or None for R bsnsing's unweighted fit; with weights, the design's missing
+    values are imputed with weighted medians (in place)."""
+    if sample_weight is None and class_weight is None:
+        return None
+    from .weighted import check_sample_weight, impute_weighted_medians, resolve_weights
+
+    sw = check_sample_weight(sample_weight, data.shape[0])
+    if sw is not None and sw.shape[0] != y.shape[0]:  # rows with a missing response
+        sw = sw[~np.asarray(pd.isna(data[design.response_name]), dtype=bool)]
+    weights = resolve_weights(response.labels, response.levels, response.codes, sw,
+                              class_weight)
+    if weights is not None:  # missing values: the weighted medians
+        impute_weighted_medians(design, weights)
+    return weights
+
+
+def _fit_class_trees(design: Design, response: Any, ctrl: BsControl, call: str,
+                     formula: str, progress: Any, max_depth: int | None,
+                     weights: np.ndarray | None) -> list[BsnsingModel]:
+    """Three or more classes: one two-class tree per class against ``all.other``."""
     trees = []
     levels = response.levels
     with fit_progress(progress, len(levels)) as bar:
@@ -162,6 +190,15 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
                                     sample_weight=weights))
             if bar is not None:
                 bar.tree_done()
+    return trees
+
+
+def _multiclass_prior(response: Any, weights: np.ndarray | None) -> np.ndarray:
+    """The classes' priors as R bsnsing computes them (a warning where R's numeric-response
+    quirk Q11 changes them), or with weights each class's share of the total weight.
+
+    Called from :func:`bsnsing` only: the warning names the caller of :func:`bsnsing`."""
+    levels = response.levels
     prior, changed = class_priors(response)
     if weights is not None:  # with weights: each class's share of the total weight
         prior = np.bincount(response.codes, weights=weights,
@@ -174,7 +211,6 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
             f"{[float(prior[levels.index(c)]) for c in changed]} instead of their share of "
             "the rows. Make the response a factor (pandas Categorical) for priors by class.",
             DesignWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
-    return MBsnsingModel(trees=trees, ylevels=list(levels), yprior=prior, call=call,
-                         formula=formula)
+    return prior
