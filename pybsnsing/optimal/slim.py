@@ -639,19 +639,30 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
     """
     from ..model import BsnsingModel, MBsnsingModel
 
+    limits = dict(budget=budget, sample_limit=sample_limit, depth_limit=depth_limit,
+                  sat_timeout=sat_timeout, total_time_limit=total_time_limit)
     if isinstance(tree, (BsnsingModel, MBsnsingModel)):
         if y is not None or (X_bin is not None and not isinstance(X_bin, pd.DataFrame)):
             raise PybsnsingValueError("a bsnsing model brings its own training rows: leave "
                                       "y out (X_bin: None, or the training data frame)")
-        return _slim_bsnsing(tree, features, X_bin, budget=budget, sample_limit=sample_limit,
-                             depth_limit=depth_limit, sat_timeout=sat_timeout,
-                             total_time_limit=total_time_limit, solver=solver,
-                             encoding=encoding, verbose=verbose)
+        return _slim_bsnsing(tree, features, X_bin, solver=solver, encoding=encoding,
+                             verbose=verbose, **limits)
     if X_bin is None or y is None:
         raise PybsnsingValueError("X_bin and y (the training data) are needed")
     pysat("slim_improve")
     t0 = time.perf_counter()
     X, yc, classes, names = _prepare(X_bin, y)
+    root, names = _initial_tree(tree, X, yc, classes, names)
+    climit, dlimit, t_sat = _limits(budget, sample_limit, depth_limit, sat_timeout)
+    deadline = None if total_time_limit is None else t0 + float(total_time_limit)
+    s = _Slim(root, X, yc, len(classes), climit, dlimit, t_sat, solver, encoding, "auto")
+    return _run_slim(s, classes, names, deadline, t0, verbose)
+
+
+def _initial_tree(tree: Any, X: np.ndarray, yc: np.ndarray, classes: np.ndarray,
+                  names: list[str]) -> tuple[SatNode, list[str]]:
+    """:func:`slim_improve`'s starting tree as a fresh :class:`SatNode` tree labelled by
+    the training rows, and the feature names (an :class:`OptimalTreeModel`'s own)."""
     if isinstance(tree, OptimalTreeModel):
         if tree.n_features != X.shape[1]:
             raise PybsnsingValueError(
@@ -664,6 +675,14 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
         raise PybsnsingValueError(
             f"tree must be an OptimalTreeModel or a SatNode, not {type(tree).__name__}")
     _relabel(root, X, yc)
+    return root, names
+
+
+def _limits(budget: int | None, sample_limit: Callable[[int], int] | int | None,
+            depth_limit: int | None,
+            sat_timeout: float | None) -> tuple[Callable[[int], int], int, float]:
+    """(sample limit c(d), depth limit, SAT timeout): the preset ``budget`` (None: c = 100,
+    depth 12, 60 s) with the given overrides."""
     if budget is not None:
         c0, d0, t_sat = PRESETS[int(budget)]
     else:
@@ -674,13 +693,18 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
         climit = (lambda d: cval)  # noqa: E731
     dlimit = int(depth_limit) if depth_limit is not None else d0
     t_sat = float(sat_timeout) if sat_timeout is not None else t_sat
-    deadline = None if total_time_limit is None else t0 + float(total_time_limit)
-    s = _Slim(root, X, yc, len(classes), climit, dlimit, t_sat, solver, encoding, "auto")
-    initial = root.depth()
+    return climit, dlimit, t_sat
+
+
+def _run_slim(s: _Slim, classes: np.ndarray, names: list[str], deadline: float | None,
+              t0: float, verbose: bool) -> SlimResult:
+    """Run Algorithm 1 on ``s`` until done or ``deadline``; the result as a
+    :class:`SlimResult` (its tree asserted training-perfect)."""
+    initial = s.root.depth()
     trace: list[dict] = []
     completed = s.run(deadline, t0, trace, verbose)
     st = dict(s.stats, completed=completed, method="DT-SLIM")
-    model = _to_model(s.root, X, yc, classes, names, time.perf_counter() - t0, False, st)
+    model = _to_model(s.root, s.X, s.y, classes, names, time.perf_counter() - t0, False, st)
     if model.objective != 0:  # pragma: no cover - asserted after every replacement
         raise AssertionError("DT-SLIM internal error: training errors")
     return SlimResult(model, trace, initial, model.depth, time.perf_counter() - t0, st)
@@ -719,9 +743,16 @@ def _bsnsing_tree(model: Any, features: str, data: Any = None):
     SatNode, 0/1 feature matrix, feature texts, labels, number of splits added to
     reach purity). Features are split-rule texts evaluated on the training design
     matrix exactly as the model routes rows (a TRUE rule goes left = the ``hi`` side)."""
-    from ..rformat import format_r
-    from ..rules import evaluate_rule, split_rule
+    Xd, y = _training_rows(model, data)
+    view = _SatView(model, features, Xd, y)
+    root = view.node(view.by_number[0], np.arange(len(y)))
+    return root, view.matrix(), view.texts, y, view.added
 
+
+def _training_rows(model: Any, data: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A two-class bsnsing model's training design matrix and 0/1 labels: its own, or
+    (for a model that does not carry them) computed from its training data frame
+    ``data``, checked against the model's root counts."""
     design = model.design
     if design is None:
         raise PybsnsingValueError("the bsnsing model has no design information (training "
@@ -752,63 +783,82 @@ def _bsnsing_tree(model: Any, features: str, data: Any = None):
             raise PybsnsingValueError(
                 "the bsnsing model does not carry its training data (e.g. it was read "
                 "back from a file): pass the training data frame as X_bin")
-    names = list(design.names)
-    cols = {nm: Xd[:, j] for j, nm in enumerate(names)}
-    texts: list[str] = []
-    index: dict[str, int] = {}
-    columns: list[np.ndarray] = []
+    return Xd, y
 
-    def feature(text: str) -> int:
-        if text not in index:
-            index[text] = len(texts)
-            texts.append(text)
-            columns.append(evaluate_rule(text, cols).astype(np.uint8))
-        return index[text]
 
-    by_number = {nd.number: nd for nd in model.nodes}
-    added = [0]
+class _SatView:
+    """Builds :func:`_bsnsing_tree`'s SatNode tree from a bsnsing model's nodes, with its
+    binary features (split texts, each evaluated once on the design matrix ``Xd``)."""
 
-    def grow(S: np.ndarray) -> SatNode:
+    def __init__(self, model: Any, features: str, Xd: np.ndarray, y: np.ndarray) -> None:
+        self.features, self.Xd, self.y = features, Xd, y
+        self.names = list(model.design.names)
+        self.cols = {nm: Xd[:, j] for j, nm in enumerate(self.names)}
+        self.texts: list[str] = []
+        self.index: dict[str, int] = {}
+        self.columns: list[np.ndarray] = []
+        self.by_number = {nd.number: nd for nd in model.nodes}
+        self.added = 0  # splits added to reach purity
+
+    def feature(self, text: str) -> int:
+        """The feature number of a rule text (a new feature the first time)."""
+        from ..rules import evaluate_rule
+
+        if text not in self.index:
+            self.index[text] = len(self.texts)
+            self.texts.append(text)
+            self.columns.append(evaluate_rule(text, self.cols).astype(np.uint8))
+        return self.index[text]
+
+    def matrix(self) -> np.ndarray:
+        """The 0/1 feature matrix (rows x features), C-contiguous uint8."""
+        n = len(self.y)
+        X = np.column_stack(self.columns) if self.columns else np.zeros((n, 0), dtype=np.uint8)
+        return np.ascontiguousarray(X, dtype=np.uint8)
+
+    def grow(self, S: np.ndarray) -> SatNode:
         """Grow a leaf's rows to purity with single questions ``x <= c``."""
+        from ..rformat import format_r
+
+        y = self.y
         if _rows_pure(y[S]):
             return SatNode(label=int(y[S[0]]) if len(S) else 0)
-        sp = _purity_split(Xd[S], y[S])
+        sp = _purity_split(self.Xd[S], y[S])
         if sp is None:
             raise PybsnsingValueError(
                 f"no perfect tree exists: {len(S)} training rows with identical predictors "
                 "have both classes (DT-SLIM needs a tree with 0 training errors)")
         j, c = sp
-        f = feature(f"{names[j]} <= {format_r(c)}")
-        side = columns[f][S] == 1
+        f = self.feature(f"{self.names[j]} <= {format_r(c)}")
+        side = self.columns[f][S] == 1
         if side.all() or not side.any():  # pragma: no cover - printed cut rounds badly
-            raise PybsnsingValueError(f"the cut {texts[f]!r} does not separate the rows")
-        added[0] += 1
-        return SatNode(f, grow(S[~side]), grow(S[side]))
+            raise PybsnsingValueError(f"the cut {self.texts[f]!r} does not separate the rows")
+        self.added += 1
+        return SatNode(f, self.grow(S[~side]), self.grow(S[side]))
 
-    def rec(nd: Any, S: np.ndarray) -> SatNode:
+    def node(self, nd: Any, S: np.ndarray) -> SatNode:
+        """The bsnsing node ``nd`` (training rows ``S``) and its subtree as SatNodes."""
+        from ..rules import evaluate_rule, split_rule
+
         if nd.is_leaf:
-            return grow(S)
+            return self.grow(S)
         rule = nd.split_rule
         qs = split_rule(rule)
-        true = evaluate_rule(rule, {k: v[S] for k, v in cols.items()})
-        hi = rec(by_number[nd.lchild], S[true])
-        lo = rec(by_number[nd.rchild], S[~true])
-        if features == "questions" and len(qs) > 1:
+        true = evaluate_rule(rule, {k: v[S] for k, v in self.cols.items()})
+        hi = self.node(self.by_number[nd.lchild], S[true])
+        lo = self.node(self.by_number[nd.rchild], S[~true])
+        if self.features == "questions" and len(qs) > 1:
             # q1 | q2 | ... | qk as a chain: TRUE side of every q_i = (a copy of) the
             # rule's TRUE subtree, FALSE side of q_k = the rule's FALSE subtree
             node = lo
             for i in range(len(qs) - 1, -1, -1):
-                node = SatNode(feature(qs[i]), node, hi if i == len(qs) - 1 else hi.copy())
+                node = SatNode(self.feature(qs[i]), node, hi if i == len(qs) - 1 else hi.copy())
             return node
-        node = SatNode(feature(rule), lo, hi)
-        if features == "both" and len(qs) > 1:
+        node = SatNode(self.feature(rule), lo, hi)
+        if self.features == "both" and len(qs) > 1:
             for q in qs:
-                feature(q)
+                self.feature(q)
         return node
-
-    root = rec(by_number[0], np.arange(len(y)))
-    X = np.column_stack(columns) if columns else np.zeros((len(y), 0), dtype=np.uint8)
-    return root, np.ascontiguousarray(X, dtype=np.uint8), texts, y, added[0]
 
 
 def _drop_empty(nd: SatNode, X: np.ndarray, S: np.ndarray) -> SatNode:
