@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -56,6 +56,7 @@ __all__ = [
     "bslearn",
     "SOLVERS",
     "MAX_RULES_CAP",
+    "GRAM_MAX_COLS",
 ]
 
 #: accepted values of ``solver`` / ``opt_solver`` (``"highs"`` and ``"greedy"``: the MIP and
@@ -63,6 +64,10 @@ __all__ = [
 SOLVERS = ("enum_c", "enum", "enum_py", "highs", "greedy")
 #: R's MIP solver names: HiGHS is used instead, with a warning
 _R_MIP_SOLVERS = ("gurobi", "cplex", "lpSolve")
+#: above this many questions the split search builds no Gram matrices (level 2 is then
+#: counted on the bits): the default of the numba driver, the weighted search and the
+#: distributed fit's choice between summed counters and packed answers
+GRAM_MAX_COLS = 4096
 
 
 class _EnumTuning(NamedTuple):
@@ -75,7 +80,7 @@ class _EnumTuning(NamedTuple):
     #: child slots from which a chunk runs in parallel (None: ``kernels.enum.PAR_MIN_SLOTS``)
     par_min_slots: int | None = None
     #: above this many questions the Gram matrices (2 x m^2 int32) are not built
-    gram_max_cols: int = 4096
+    gram_max_cols: int = GRAM_MAX_COLS
     #: Gram matrices are counted in parallel from this many word operations (m^2 * words)
     gram_par_work: int = 1 << 27
 
@@ -324,31 +329,38 @@ def _enum_py(
     return best, float(vbest), neval
 
 
+def enum_levels(step: Callable[..., tuple], pcols: np.ndarray, pfp: np.ndarray,
+                pfn: np.ndarray, ptau: np.ndarray, vb: Any, best: tuple[int, ...],
+                neval: int, max_rules: int, time_limit: float,
+                t0: float) -> tuple[tuple[int, ...], Any, int]:
+    """The breadth-first level loop of ENUM after level 1, shared by the unweighted
+    numba driver and the weighted search (:mod:`pybsnsing.weighted`).
+
+    ``pcols`` (rules of one question, one a row) with their FP, FN and bounds ``pfp``,
+    ``pfn``, ``ptau``; ``vb`` the best objective so far (in the caller's units), ``best``
+    its rule, ``neval`` the rules evaluated.  ``step(k, store, pcols, pfp, pfn, ptau, vb)``
+    extends the rules of ``k`` questions by one (keeping the children only when
+    ``store``) and returns ``(ccols, cfp, cfn, ctau, vb, bp, bj, ne)``: the kept children,
+    the new best value, the parent row and column of a new best rule (``bp < 0``: none)
+    and the rules evaluated.  The CPU time limit is checked after each whole level, as R
+    does.  Returns ``(best, vb, neval)``.
+    """
+    k = 1
+    while pcols.shape[0] > 0 and k < max_rules:
+        ccols, cfp, cfn, ctau, vb, bp, bj, ne = step(k, k + 1 < max_rules, pcols, pfp, pfn,
+                                                     ptau, vb)
+        neval += int(ne)
+        if bp >= 0:
+            best = (*(int(c) for c in pcols[bp]), int(bj))
+        pcols, pfp, pfn, ptau = ccols, cfp, cfn, ctau
+        k += 1
+        if time.process_time() - t0 > time_limit:
+            break
+    return best, vb, neval
+
+
 # ---------------------------------------------------------------------------------------
 # the numba driver
-
-
-def _enum_numba(
-    B: np.ndarray,
-    y: np.ndarray,
-    grp: np.ndarray,
-    max_rules: int,
-    node_size: int,
-    nsgc: bool,
-    time_limit: float,
-) -> tuple[tuple[int, ...], float, int]:
-    """Level-by-level driver of the numba kernels (time limit checked between levels).
-
-    Level 1 from the column popcounts, level 2 from the per-class Gram matrices, deeper
-    levels on bit-packed columns with pair-count pruning; the last level stores nothing.
-    """
-    from pybsnsing.kernels import enum as K
-
-    t0 = time.process_time()
-    n = B.shape[0]
-    n1 = int((y == 1).sum())
-    Xp, Xn = K.pack_by_class(B, y)
-    return _enum_packed(Xp, Xn, n1, n - n1, grp, max_rules, node_size, nsgc, time_limit, t0)
 
 
 def _enum_packed(
@@ -364,7 +376,12 @@ def _enum_packed(
     t0: float,
     tuning: _EnumTuning = _DEFAULT_TUNING,
 ) -> tuple[tuple[int, ...], float, int]:
-    """:func:`_enum_numba` from the bit-packed columns on (``t0``: its start time)."""
+    """Level-by-level driver of the numba kernels on bit-packed columns (``t0``: the
+    search's start time; the time limit is checked between levels).
+
+    Level 1 from the column popcounts, level 2 from the per-class Gram matrices, deeper
+    levels on bit-packed columns with pair-count pruning; the last level stores nothing.
+    """
     import numba
 
     from pybsnsing.kernels import enum as K
@@ -395,30 +412,23 @@ def _enum_packed(
         Gn = K.gram_counts(Xn, par)
     else:
         Gp = Gn = np.zeros((1, 1), dtype=np.int32)
-    k = 1
-    while pcols.shape[0] > 0 and k < max_rules:
-        store = k + 1 < max_rules
+
+    def step(k: int, store: bool, pcols: np.ndarray, pfp: np.ndarray, pfn: np.ndarray,
+             ptau: np.ndarray, vb2: Any) -> tuple:
         if k == 1 and use_gram:
-            out = K.level_two(cp, cn, Gp, Gn, grp, n1_, n0_, pcols, pfp, pfn, ptau, vb2,
-                              ns_, nsgc_, store)
-            ccols, cfp, cfn, ctau, vb2, bp, bj, ne = out
-        elif store:
-            out = K.extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_, pcols,
-                                 pfp, pfn, ptau, vb2, ns_, nsgc_, nthreads > 1, chunk, par_min)
-            ccols, cfp, cfn, ctau, vb2, bp, bj, ne = out
-        else:
-            vb2, bp, bj, ne = K.last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_,
-                                           pcols, pfp, pfn, ptau, vb2, ns_, nsgc_,
-                                           np.int64(nthreads), chunk, par_min)
-            ccols = np.empty((0, k + 1), dtype=np.int64)
-            cfp = cfn = ctau = np.empty(0, dtype=np.int64)
-        neval += int(ne)
-        if bp >= 0:
-            best = (*(int(c) for c in pcols[bp]), int(bj))
-        pcols, pfp, pfn, ptau = ccols, cfp, cfn, ctau
-        k += 1
-        if time.process_time() - t0 > time_limit:
-            break
+            return K.level_two(cp, cn, Gp, Gn, grp, n1_, n0_, pcols, pfp, pfn, ptau, vb2,
+                               ns_, nsgc_, store)
+        if store:
+            return K.extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_, pcols,
+                                  pfp, pfn, ptau, vb2, ns_, nsgc_, nthreads > 1, chunk, par_min)
+        vb2, bp, bj, ne = K.last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_,
+                                       pcols, pfp, pfn, ptau, vb2, ns_, nsgc_,
+                                       np.int64(nthreads), chunk, par_min)
+        none = np.empty(0, dtype=np.int64)
+        return np.empty((0, k + 1), dtype=np.int64), none, none, none, vb2, bp, bj, ne
+
+    best, vb2, neval = enum_levels(step, pcols, pfp, pfn, ptau, vb2, best, neval, max_rules,
+                                   time_limit, t0)
     return best, int(vb2) / 2.0, neval
 
 
@@ -499,9 +509,16 @@ def enum_search(
     if math.isnan(time_limit) or time_limit < 0:
         raise PybsnsingValueError(f"time_limit must be >= 0, got {time_limit}")
 
-    impl = _enum_py if solver == "enum_py" else _enum_numba
-    cols, objval, neval = impl(Bm, yv, grp, max_rules, node_size, nsgc, time_limit)
     n1 = int(yv.sum())
+    if solver == "enum_py":
+        cols, objval, neval = _enum_py(Bm, yv, grp, max_rules, node_size, nsgc, time_limit)
+    else:
+        from pybsnsing.kernels.enum import pack_by_class
+
+        t0 = time.process_time()
+        Xp, Xn = pack_by_class(Bm, yv)
+        cols, objval, neval = _enum_packed(Xp, Xn, n1, n - n1, grp, max_rules, node_size,
+                                           nsgc, time_limit, t0)
     return SearchResult(cols=tuple(cols), objval=float(objval), neval=int(neval), n1=n1,
                         n0=n - n1)
 

@@ -56,6 +56,7 @@ from .control import BsControl
 from .errors import InvalidParameterError, PybsnsingValueError
 from .questions import NodeRows, QuestionSet, question_set_from_orders
 from .rules import evaluate_rule
+from .search import GRAM_MAX_COLS, enum_levels
 from .tree import Grower, Node, NodeColumns, grow_nodes
 from .validation import MAX_RULES_CAP, SearchResult, search_args
 
@@ -68,8 +69,6 @@ __all__ = [
     "grow_weighted_tree",
 ]
 
-#: above this many questions no Gram matrices are built (level 2 is counted on the bits)
-GRAM_MAX_COLS = 4096
 #: solvers that take weights
 _WEIGHTED_SOLVERS = ("enum_c", "enum")
 
@@ -224,9 +223,10 @@ def _search_counts(cp: np.ndarray, cn: np.ndarray, Gp: np.ndarray, Gn: np.ndarra
     bits = None
     dummy = np.zeros((1, 1), np.uint64)
     dlut = np.zeros((1, 256), np.float64)
-    k = 1
-    while pcols.shape[0] > 0 and k < max_rules:
-        store = k + 1 < max_rules
+
+    def step(k: int, store: bool, pcols: np.ndarray, pfp: np.ndarray, pfn: np.ndarray,
+             ptau: np.ndarray, vb: float) -> tuple:
+        nonlocal bits
         if k == 1 and use_gram:
             Xp = Xn = dummy
             lp = ln = dlut
@@ -234,16 +234,11 @@ def _search_counts(cp: np.ndarray, cn: np.ndarray, Gp: np.ndarray, Gn: np.ndarra
             if bits is None:
                 bits = packed()
             Xp, Xn, lp, ln = bits
-        out = K.wextend(Xp, Xn, lp, ln, cp, cn, Gp, Gn, use_gram, grp, n1f, n0f, pcols,
-                        pfp, pfn, ptau, vb, nsf, nsgc, store)
-        ccols, cfp, cfn, ctau, vb, bp, bj, ne = out
-        neval += int(ne)
-        if bp >= 0:
-            best = (*(int(c) for c in pcols[bp]), int(bj))
-        pcols, pfp, pfn, ptau = ccols, cfp, cfn, ctau
-        k += 1
-        if time.process_time() - t0 > time_limit:
-            break
+        return K.wextend(Xp, Xn, lp, ln, cp, cn, Gp, Gn, use_gram, grp, n1f, n0f, pcols,
+                         pfp, pfn, ptau, vb, nsf, nsgc, store)
+
+    best, vb, neval = enum_levels(step, pcols, pfp, pfn, ptau, vb, best, neval, max_rules,
+                                  time_limit, t0)
     return best, float(vb), neval
 
 

@@ -643,11 +643,11 @@ class _DaskTree:
                       stats: dict) -> tuple[int, ...]:
         """The chosen questions of a large node: the partitions' counters (summed) or
         packed answers (stitched) searched on the driver."""
-        from ..search import _DEFAULT_TUNING, enum_search_packed
+        from ..search import GRAM_MAX_COLS, enum_search_packed
 
         control = self.control
         n = nd.nobs
-        packed = control.max_rules >= 3 or m > _DEFAULT_TUNING.gram_max_cols
+        packed = control.max_rules >= 3 or m > GRAM_MAX_COLS
         if packed and m * (n / 8) > self.gather_limit:
             raise PybsnsingValueError(
                 f"node with {n} rows and {m} questions: max_rules = {control.max_rules} "
