@@ -635,6 +635,22 @@ def _plot_new_figure(panels: _Panels, lays: list[_Layout], size: tuple[float, fl
     return fig
 
 
+def _make_panels(model: Any, tree: int | None, title: str | None, digits: int | None,
+                 max_depth: int | None, compact: bool | None,
+                 legend: bool) -> tuple[_Panels, str | None]:
+    """The panels of :func:`plot_tree` (the selected trees and their titles) and the
+    figure's title: a single tree's own title when none is given."""
+    selected = select_trees(model, tree)
+    titles = [t for _, t in selected]
+    if len(selected) == 1 and titles[0] is not None and title is None:
+        title = titles[0]
+    if len(selected) == 1:
+        titles = [title]
+    panels = _Panels(selected, titles, digits, max_depth, compact, legend,
+                     multi_title=len(selected) > 1 and bool(title))
+    return panels, title
+
+
 def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
               ax: Axes | Sequence[Axes] | None = None,
               figsize: tuple[float, float] | None = None, dpi: float = 100, *,
@@ -696,16 +712,9 @@ def plot_tree(model: Any, file: str | os.PathLike[str] | None = None,
     _check_plot_args(dpi, fontsize, orientation)
     digits = _check_int(digits, "digits", 1)
     max_depth = _check_int(max_depth, "max_depth", 0)
-    selected = select_trees(model, tree)
-    class_colors = _class_colors(class_colors, max(len(one.ycode) for one, _ in selected))
-    titles = [t for _, t in selected]
-    if len(selected) == 1 and titles[0] is not None and title is None:
-        title = titles[0]
-    if len(selected) == 1:
-        titles = [title]
-    panels = _Panels(selected, titles, digits, max_depth, compact, legend,
-                     multi_title=len(selected) > 1 and bool(title))
-    draw = {"class_colors": class_colors, "rule_color": rule_color}
+    panels, title = _make_panels(model, tree, title, digits, max_depth, compact, legend)
+    k = max(len(one.ycode) for one, _ in panels.selected)
+    draw = {"class_colors": _class_colors(class_colors, k), "rule_color": rule_color}
     fs0 = float(fontsize)
     if ax is not None:
         fig = _plot_into_axes(panels, ax, fs0, orientation, title, draw)
