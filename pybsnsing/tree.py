@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._coldstart import cold_start, tiny_problem
 from .control import BsControl
+from .errors import PybsnsingValueError
 from .external import ExternalWarning, r_rpart_fails
 from .questions import (
     NodeRows,
@@ -235,6 +237,7 @@ class Grower:
         self.finite = bool(np.isfinite(self.X).all())
         self.xt: np.ndarray | None = None  # X.T and y as float64, for the packed path
         self.yf: np.ndarray | None = None
+        self.w: np.ndarray | None = None  # row weights (pybsnsing.weighted)
         if not control.suppress_internal and np.isnan(self.X).any():
             bad = [self.names[j] for j in range(p) if np.isnan(self.X[:, j]).any()]
             raise ValueError(f"missing values (NaN) in column(s) {bad}; impute them first")
@@ -276,8 +279,6 @@ class Grower:
         """The split rule text of the node with rows ``rows`` (increasing row ids) and
         sorted lists ``ordm`` (``""`` when there is none): sources -> groups -> pack ->
         search -> texts."""
-        from .kernels.packing import node_slots
-
         control = self.control
         packed = control.opt_solver in _PACKED_SOLVERS
         sources = self._sources(rows, ordm, target, packed)
@@ -292,11 +293,7 @@ class Grower:
         node = NodeRows(ordm, rows, self.slot, self.pos)
         nobs = rows.shape[0]
         if packed:
-            n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
-            Xp = np.zeros((m, max(1, (n1 + 63) // 64)), dtype=np.uint64)
-            Xn = np.zeros((m, max(1, (nobs - n1 + 63) // 64)), dtype=np.uint64)
-            for s, off in zip(sources, offsets, strict=False):
-                s.pack_node(node, Xp, Xn, off)
+            n1, Xp, Xn = self._pack(sources, offsets, node, target)
             result = enum_search_packed(Xp, Xn, n1, nobs - n1, grp, **kw)
         else:  # the NumPy oracle, the MIP / greedy solvers (mip.py), or an unknown name
             self.pos[rows] = np.arange(nobs, dtype=np.int64)
@@ -307,20 +304,36 @@ class Grower:
                                  greedy_level=control.greedy_level, **kw)
         return " | ".join(text(j) for j in result.cols)
 
+    def _pack(self, sources: list[QuestionSource], offsets: list[int], node: NodeRows,
+              target: int) -> tuple[int, np.ndarray, np.ndarray]:
+        """``(n1, Xp, Xn)``: the node's target-class row count and the answers of its
+        ``offsets[-1]`` questions bit-packed per class (slots in node order)."""
+        from .kernels.packing import node_slots
+
+        rows = node.rows
+        m = offsets[-1]
+        n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
+        Xp = np.zeros((m, max(1, (n1 + 63) // 64)), dtype=np.uint64)
+        Xn = np.zeros((m, max(1, (rows.shape[0] - n1 + 63) // 64)), dtype=np.uint64)
+        for s, off in zip(sources, offsets, strict=False):
+            s.pack_node(node, Xp, Xn, off)
+        return n1, Xp, Xn
+
     def _sources(self, rows: np.ndarray, ordm: np.ndarray, target: int,
                  packed: bool) -> list[QuestionSource]:
-        """The node's non-empty question sources: internal questions, then external."""
+        """The node's non-empty question sources: internal questions (counted with the
+        row weights ``self.w`` when there are any), then external."""
         control = self.control
         sources: list[QuestionSource] = []
         if not control.suppress_internal:
             n1 = int(self.y.take(rows).sum())
             if n1 == 0 or n1 == rows.shape[0]:
-                raise ValueError("There is only one unique value in y")
+                raise PybsnsingValueError("There is only one unique value in y")
             sources.append(question_set_from_orders(
                 self.X, self.yb, ordm, self.names, target, segments=self.segments,
                 num2factor=control.num2factor, nseg_factor=control.nseg_factor,
                 bin_size=control.bin_size, node_size=self.node_size,
-                keep_perfect=control.keep_perfect_separation,
+                keep_perfect=control.keep_perfect_separation, weights=self.w,
             ))
         if self.external is not None:
             sources.append(self._external(rows, ordm, packed))
@@ -405,10 +418,12 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
     Returns the nodes in number order and the node size used.
     """
     if sample_weight is not None:
+        cold_start(_rpart_kernel, _compile_parent_half)
         from .weighted import grow_weighted_tree
 
         return grow_weighted_tree(X, names, y, control, sample_weight, progress=progress,
                                   max_depth=max_depth)
+    cold_start(_rpart_kernel, _compile_parent_half)  # the first fit after an install
     n_train = X.shape[0]
     y = np.asarray(y, dtype=np.int64)
     node_size = effective_node_size(control, n_train)
@@ -469,5 +484,23 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
     return nodes
 
 
-#: the former private name (pybsnsing/_warmup.py still imports it)
-_Grower = Grower
+def _rpart_kernel():
+    """The rpart replay's entry kernel: its numba cache entry tells a first fit after an
+    install (:func:`pybsnsing._coldstart.cold_start`)."""
+    from .kernels import rpart
+
+    return rpart.rpart_anova_rows
+
+
+def _compile_parent_half() -> None:
+    """This process's share of a first fit's compiles (the child's is
+    :func:`pybsnsing._warmup.child_main`): rpart's column sort, then a tiny fit without
+    external questions (question packing, the ENUM search of max_rules 2, cut thinning)."""
+    from .control import bscontrol
+    from .kernels import rpart as R
+
+    X, names, y = tiny_problem(200)
+    g = Grower(X, names, y, bscontrol(), 1)
+    xt = np.ascontiguousarray(g.X.T)
+    R.sort_columns_from_rows(xt, g.root_orders(), np.arange(X.shape[0], dtype=np.int64))
+    grow_tree(X, names, y, bscontrol(import_external=False))

@@ -53,8 +53,8 @@ from typing import Any
 import numpy as np
 
 from .control import BsControl
-from .errors import InvalidParameterError, PybsnsingValueError
-from .questions import NodeRows, QuestionSet, question_set_from_orders
+from .errors import InvalidParameterError
+from .questions import NodeRows, QuestionSet
 from .rules import evaluate_rule
 from .search import GRAM_MAX_COLS, enum_levels
 from .tree import Grower, Node, NodeColumns, grow_nodes
@@ -472,11 +472,9 @@ class _WeightedGrower(Grower):
 
     def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
         """The node's split rule by the weighted ENUM (``""`` when there is none)."""
-        from .kernels.packing import node_slots
-
         t0 = time.process_time()
         control = self.control
-        sources = self._wsources(rows, ordm, target)
+        sources = self._sources(rows, ordm, target, True)
         offsets, text = self._question_index(sources)
         m = offsets[-1]
         if m == 0:
@@ -510,11 +508,7 @@ class _WeightedGrower(Grower):
                                       rows_needed)
 
         def packed() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-            n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
-            Xp = np.zeros((m, max(1, (n1 + 63) // 64)), dtype=np.uint64)
-            Xn = np.zeros((m, max(1, (nobs - n1 + 63) // 64)), dtype=np.uint64)
-            for s, off in zip(sources, offsets, strict=False):
-                s.pack_node(node, Xp, Xn, off)
+            _, Xp, Xn = self._pack(sources, offsets, node, target)
             # slots number each class's rows in node order
             return _slot_tables(Xp, Xn, wt[is_t], wt[~is_t])
 
@@ -524,25 +518,12 @@ class _WeightedGrower(Grower):
                                     float(control.solver_timelimit), t0)
         return " | ".join(text(j) for j in cols)
 
-    def _wsources(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> list[Any]:
-        control = self.control
-        sources: list[Any] = []
-        if not control.suppress_internal:
-            n1 = int(self.y.take(rows).sum())
-            if n1 == 0 or n1 == rows.shape[0]:
-                raise PybsnsingValueError("There is only one unique value in y")
-            sources.append(question_set_from_orders(
-                self.X, self.yb, ordm, self.names, target, segments=self.segments,
-                num2factor=control.num2factor, nseg_factor=control.nseg_factor,
-                bin_size=control.bin_size, node_size=self.node_size,
-                keep_perfect=control.keep_perfect_separation, weights=self.w,
-            ))
-        if self.external is not None:
-            if self.whole and not bool(np.all(self.w.take(rows) == 1.0)):
-                sources.append(self._external_repeated(rows, ordm))
-            else:
-                sources.append(self._external(rows, ordm, True))
-        return [s for s in sources if s.m]
+    def _external(self, rows: np.ndarray, ordm: np.ndarray, packed: bool) -> Any:
+        """rpart's questions of the node: of its rows repeated by their weights when these
+        are whole numbers (not all 1), else of its rows once (the packed path)."""
+        if self.whole and not bool(np.all(self.w.take(rows) == 1.0)):
+            return self._external_repeated(rows, ordm)
+        return super()._external(rows, ordm, True)
 
     def _external_repeated(self, rows: np.ndarray, ordm: np.ndarray) -> Any:
         """rpart's questions of the node's rows repeated by their (whole) weights, as
