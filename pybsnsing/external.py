@@ -199,35 +199,6 @@ def _order_matrix(xt: np.ndarray, orders: Sequence[np.ndarray | None] | None) ->
     return out
 
 
-def _fit_arrays(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    maxdepth: int,
-    minsplit: int,
-    minbucket: int,
-    cp: float,
-    maxcompete: int,
-    orders: Sequence[np.ndarray | None] | None,
-) -> tuple[np.ndarray, ...]:
-    """Run the rpart kernel; returns (node, var, index, count, ncat, improve, primary)."""
-    if not 1 <= maxdepth <= 30:
-        raise PybsnsingValueError("maxdepth must be in 1..30 (as rpart.control)")
-    if maxcompete < 0:
-        raise PybsnsingValueError("maxcompete must be >= 0")
-    xt, yf = _check_xy(X, y)
-    return _k.rpart_anova(
-        xt,
-        yf,
-        _order_matrix(xt, orders),
-        int(maxdepth),
-        max(int(minsplit), 1),
-        max(int(minbucket), 1),
-        float(cp),
-        int(maxcompete),
-    )
-
-
 def rpart_split_table(
     X: np.ndarray,
     y: np.ndarray,
@@ -259,16 +230,14 @@ def rpart_split_table(
     Returns:
         The split rows; empty when rpart does not split the root.
     """
-    node, var, index, count, ncat, improve, primary = _fit_arrays(
-        X,
-        y,
-        maxdepth=maxdepth,
-        minsplit=minsplit,
-        minbucket=minbucket,
-        cp=cp,
-        maxcompete=maxcompete,
-        orders=orders,
-    )
+    if not 1 <= maxdepth <= 30:
+        raise PybsnsingValueError("maxdepth must be in 1..30 (as rpart.control)")
+    if maxcompete < 0:
+        raise PybsnsingValueError("maxcompete must be >= 0")
+    xt, yf = _check_xy(X, y)
+    node, var, index, count, ncat, improve, primary = _k.rpart_anova(
+        xt, yf, _order_matrix(xt, orders), int(maxdepth), max(int(minsplit), 1),
+        max(int(minbucket), 1), float(cp), int(maxcompete))
     return [
         RpartSplit(int(a), int(b), float(c), int(d), int(e), float(f), bool(g))
         for a, b, c, d, e, f, g in zip(
@@ -301,17 +270,9 @@ def rpart_splits(
     points are the exact doubles rpart holds (midpoints of adjacent distinct
     values).
     """
-    _, var, index, _, _, _, _ = _fit_arrays(
-        X,
-        y,
-        maxdepth=maxdepth,
-        minsplit=minsplit,
-        minbucket=minbucket,
-        cp=cp,
-        maxcompete=maxcompete,
-        orders=orders,
-    )
-    return list(zip(var.tolist(), index.tolist(), strict=True))
+    table = rpart_split_table(X, y, maxdepth=maxdepth, minsplit=minsplit, minbucket=minbucket,
+                              cp=cp, maxcompete=maxcompete, orders=orders)
+    return [(s.var, s.index) for s in table]
 
 
 # ---------------------------------------------------------------------------

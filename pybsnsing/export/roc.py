@@ -41,7 +41,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -124,9 +124,29 @@ def _positive_mask(labels: np.ndarray, pos_label: Any) -> tuple[np.ndarray, Any]
     return np.fromiter(hits, dtype=bool, count=len(labels)), pos_label
 
 
-def _checked_inputs(labels: Any, scores: Any, pos_label: Any) -> tuple[np.ndarray, np.ndarray, Any]:
-    """The scores as float64, the positive-row mask and the positive label, after checking
-    that labels and scores are 1-D, of one length and not empty."""
+class _Ranked(NamedTuple):
+    """The checked inputs of :func:`ROC_func` / :func:`roc_auc` in decreasing-score
+    order (stable: ties and NaN scores, which go last, keep the row order)."""
+
+    scores: np.ndarray  # float64, in row order
+    order: np.ndarray
+    pos: np.ndarray  # bool, whether each ranked row is positive
+    n_pos: int
+    n_neg: int
+    pos_label: Any
+
+    def result(
+        self, auc: float, fpr: np.ndarray, tpr: np.ndarray, thresholds: np.ndarray
+    ) -> RocResult:
+        return RocResult(
+            auc, fpr, tpr, thresholds, self.n_pos, self.n_neg, self.order, self.pos_label
+        )
+
+
+def _ranked(labels: Any, scores: Any, pos_label: Any, one_class: str) -> _Ranked:
+    """The rows ranked by score, after checking that labels and scores are 1-D, of one
+    length and not empty; warns (``RuntimeWarning``, at the caller's caller) that the AUC
+    is undefined, then ``one_class``, when only one class is present."""
     lab = _as_label_array(labels)
     sc = np.asarray(scores, dtype=np.float64)
     if sc.ndim != 1 or lab.shape[0] != sc.shape[0]:
@@ -134,7 +154,17 @@ def _checked_inputs(labels: Any, scores: Any, pos_label: Any) -> tuple[np.ndarra
     if sc.shape[0] == 0:
         raise PybsnsingValueError("need at least one observation")
     is_pos, pos_label = _positive_mask(lab, pos_label)
-    return sc, is_pos, pos_label
+    order = np.argsort(-sc, kind="stable")  # NaN last, ties in row order
+    pos = is_pos[order]
+    n_pos = int(pos.sum())
+    n_neg = sc.shape[0] - n_pos
+    if n_pos == 0 or n_neg == 0:
+        warnings.warn(
+            f"only one class present (P = {n_pos}, N = {n_neg}); the AUC is undefined" + one_class,
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return _Ranked(sc, order, pos, n_pos, n_neg, pos_label)
 
 
 def ROC_func(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
@@ -165,20 +195,8 @@ def ROC_func(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
     -----
     Ties in score keep the input row order (no averaging); see the module docstring.
     """
-    sc, is_pos, pos_label = _checked_inputs(labels, scores, pos_label)
-    n = sc.shape[0]
-
-    order = np.argsort(-sc, kind="stable")  # NaN last, ties in row order
-    pos = is_pos[order]
-    n_pos = int(pos.sum())
-    n_neg = n - n_pos
-    if n_pos == 0 or n_neg == 0:
-        warnings.warn(
-            f"only one class present (P = {n_pos}, N = {n_neg}); the AUC is undefined and "
-            "R's ROC_func returns 0",
-            RuntimeWarning,
-            stacklevel=2,
-        )
+    r = _ranked(labels, scores, pos_label, " and R's ROC_func returns 0")
+    n, pos, n_pos, n_neg = r.order.shape[0], r.pos, r.n_pos, r.n_neg
     step_t = 1.0 / n_pos if n_pos else 0.0
     step_f = 1.0 / n_neg if n_neg else 0.0
     tpr = np.empty(n + 1, dtype=np.float64)
@@ -189,17 +207,7 @@ def ROC_func(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
     fpr[1:] = np.add.accumulate(np.where(pos, 0.0, step_f))
     terms = tpr[1:][~pos] * step_f
     auc = float(np.add.accumulate(terms)[-1]) if terms.size else 0.0
-    thresholds = np.concatenate(([np.inf], sc[order]))
-    return RocResult(
-        auc=auc,
-        fpr=fpr,
-        tpr=tpr,
-        thresholds=thresholds,
-        n_pos=n_pos,
-        n_neg=n_neg,
-        order=order,
-        pos_label=pos_label,
-    )
+    return r.result(auc, fpr, tpr, np.concatenate(([np.inf], r.scores[r.order])))
 
 
 def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
@@ -225,13 +233,10 @@ def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
         ``auc`` (NaN, with a :class:`RuntimeWarning`, when only one class is present);
         the curve at the distinct scores, highest first.
     """
-    sc, is_pos, pos_label = _checked_inputs(labels, scores, pos_label)
-    n = sc.shape[0]
-    order = np.argsort(-sc, kind="stable")  # NaN last
-    ranked = sc[order]
-    pos = is_pos[order].astype(np.int64)
-    n_pos = int(pos.sum())
-    n_neg = n - n_pos
+    r = _ranked(labels, scores, pos_label, "")
+    ranked = r.scores[r.order]
+    pos = r.pos.astype(np.int64)
+    n_pos, n_neg = r.n_pos, r.n_neg
     # the last row of each group of equal scores (NaNs form one group)
     nan = np.isnan(ranked)
     same = (ranked[1:] == ranked[:-1]) | (nan[1:] & nan[:-1])
@@ -239,11 +244,6 @@ def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
     tp = np.concatenate(([0], np.cumsum(pos)[ends]))
     fp = np.concatenate(([0], (ends + 1) - tp[1:]))
     if n_pos == 0 or n_neg == 0:
-        warnings.warn(
-            f"only one class present (P = {n_pos}, N = {n_neg}); the AUC is undefined",
-            RuntimeWarning,
-            stacklevel=2,
-        )
         auc = float("nan")
     else:
         # trapezoids in half-units, summed exactly in integers, divided once
@@ -252,16 +252,7 @@ def roc_auc(labels: Any, scores: Any, pos_label: Any = None) -> RocResult:
     tpr = tp / n_pos if n_pos else np.zeros(tp.shape)
     fpr = fp / n_neg if n_neg else np.zeros(fp.shape)
     thresholds = np.concatenate(([np.inf], ranked[ends]))
-    return RocResult(
-        auc=auc,
-        fpr=fpr.astype(np.float64),
-        tpr=tpr.astype(np.float64),
-        thresholds=thresholds,
-        n_pos=n_pos,
-        n_neg=n_neg,
-        order=order,
-        pos_label=pos_label,
-    )
+    return r.result(auc, fpr.astype(np.float64), tpr.astype(np.float64), thresholds)
 
 
 def plot_roc(
