@@ -27,7 +27,8 @@ from typing import Any
 
 from .api import bsnsing
 from .control import BsControl, bscontrol
-from .errors import (
+from .errors import (  # noqa: F401 -- re-exported: __all__ takes errors.ERROR_CLASSES
+    ERROR_CLASSES,
     DataError,
     FormulaError,
     InvalidParameterError,
@@ -44,35 +45,30 @@ from .search import bslearn
 
 __version__ = "0.1.0"
 
-_LAZY = {
-    "murtree": ("pybsnsing.optimal", "murtree"),
-    "murtree_fit": ("pybsnsing.optimal", "murtree_fit"),
-    "dpdt": ("pybsnsing.optimal", "dpdt"),
-    "dpdt_fit": ("pybsnsing.optimal", "dpdt_fit"),
-    "min_depth_tree": ("pybsnsing.optimal", "min_depth_tree"),
-    "slim_improve": ("pybsnsing.optimal", "slim_improve"),
-    "BsnsingClassifier": ("pybsnsing.sklearn", "BsnsingClassifier"),
-    "roc_auc": ("pybsnsing.export.roc", "roc_auc"),
-    "ROC_func": ("pybsnsing.export.roc", "ROC_func"),
-    "read_csv": ("pybsnsing.datasets._reader", "read_csv"),
-    "warmup": ("pybsnsing._warmup", "warmup"),
+#: the names loaded on first use, by the module that holds them
+_LAZY_MODULES = {
+    "pybsnsing.optimal": (
+        "murtree",
+        "murtree_fit",
+        "dpdt",
+        "dpdt_fit",
+        "min_depth_tree",
+        "slim_improve",
+    ),
+    "pybsnsing.sklearn": ("BsnsingClassifier",),
+    "pybsnsing.export.roc": ("roc_auc", "ROC_func"),
+    "pybsnsing.datasets._reader": ("read_csv",),
+    "pybsnsing._warmup": ("warmup",),
 }
+_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
 
 __all__ = [
     "BsControl",
     "ROC_func",
     "BsnsingClassifier",
     "BsnsingModel",
-    "DataError",
-    "FormulaError",
-    "InvalidParameterError",
     "MBsnsingModel",
-    "ModelFileError",
-    "PybsnsingError",
-    "PybsnsingImportError",
-    "PybsnsingKeyError",
-    "PybsnsingTypeError",
-    "PybsnsingValueError",
+    *ERROR_CLASSES,
     "binarize",
     "binarize_numeric",
     "bscontrol",
@@ -93,8 +89,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        module, attr = _LAZY[name]
-        value = getattr(import_module(module), attr)
+        value = getattr(import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'pybsnsing' has no attribute {name!r}")

@@ -29,7 +29,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-__all__ = [
+#: the names of the error classes (``pybsnsing`` exports them all)
+ERROR_CLASSES = (
     "DataError",
     "FormulaError",
     "InvalidParameterError",
@@ -39,8 +40,8 @@ __all__ = [
     "PybsnsingKeyError",
     "PybsnsingTypeError",
     "PybsnsingValueError",
-    "input_errors",
-]
+)
+__all__ = [*ERROR_CLASSES, "input_errors"]
 
 
 class PybsnsingError(Exception):
