@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -434,12 +434,19 @@ class _FormulaParser(_Parser):
                 if t in terms:
                     terms.remove(t)
 
-    def product(self) -> list[_TermKey] | str:
-        left = self.inter()
-        while self.is_op("*"):
+    def chain(self, op: str, operand: Callable[[], list[_TermKey] | str],
+              combine: Callable[[list[_TermKey], list[_TermKey]], list[_TermKey]]
+              ) -> list[_TermKey] | str:
+        """``operand (op operand)*``, combined from the left (numbers refused)."""
+        left = operand()
+        while self.is_op(op):
             self.take()
-            right = self.inter()
-            a, b = self.no_intercept(left, "*"), self.no_intercept(right, "*")
+            right = operand()
+            left = combine(self.no_intercept(left, op), self.no_intercept(right, op))
+        return left
+
+    def product(self) -> list[_TermKey] | str:
+        def cross(a: list[_TermKey], b: list[_TermKey]) -> list[_TermKey]:
             out = list(a)
             for t in b:
                 if t not in out:
@@ -449,7 +456,9 @@ class _FormulaParser(_Parser):
                     t = self.key(x + y)
                     if t not in out:
                         out.append(t)
-            left = out
+            return out
+
+        left = self.chain("*", self.inter, cross)
         if self.is_op("/") or self.is_op("^"):
             t = self.peek()
             raise FormulaError(
@@ -465,14 +474,9 @@ class _FormulaParser(_Parser):
         return part
 
     def inter(self) -> list[_TermKey] | str:
-        left = self.atom()
-        while self.is_op(":"):
-            self.take()
-            right = self.atom()
-            a, b = self.no_intercept(left, ":"), self.no_intercept(right, ":")
-            left = [self.key(x + y) for x in a for y in b]
-            left = list(dict.fromkeys(left))
-        return left
+        return self.chain(
+            ":", self.atom, lambda a, b: list(dict.fromkeys(self.key(x + y) for x in a for y in b))
+        )
 
     def atom(self) -> list[_TermKey] | str:
         t = self.peek()

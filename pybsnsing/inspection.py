@@ -184,20 +184,27 @@ def _sorted(s: pd.Series) -> pd.Series:
 # ---------------------------------------------------------------------------
 
 
-class BinaryTreeAccessors:
-    """Accessors of :class:`~pybsnsing.BsnsingModel` (it provides ``nodes``,
-    ``design`` and ``leaf_of``)."""
+class _OneTreeShape:
+    """Depth and leaves of one tree of ``nodes`` (each with ``depth`` and ``is_leaf``)."""
 
     nodes: list
-    design: Any
 
     def get_depth(self) -> int:
-        """Depth of the tree: the most splits from the root to a leaf (0 for a stump-less root)."""
+        """Depth of the tree: the most splits from the root to a leaf (0 for a single
+        leaf)."""
         return max((nd.depth for nd in self.nodes), default=0)
 
     def get_n_leaves(self) -> int:
         """Number of leaves."""
         return sum(nd.is_leaf for nd in self.nodes)
+
+
+class BinaryTreeAccessors(_OneTreeShape):
+    """Accessors of :class:`~pybsnsing.BsnsingModel` (it provides ``nodes``,
+    ``design`` and ``leaf_of``)."""
+
+    nodes: list
+    design: Any
 
     def apply(self, X: pd.DataFrame | np.ndarray, impute: bool = False) -> np.ndarray:
         """The leaf (node number) each row reaches; ``X`` a DataFrame of the predictors
@@ -305,21 +312,13 @@ class MultiTreeAccessors:
 # ---------------------------------------------------------------------------
 
 
-class OptimalTreeAccessors:
+class OptimalTreeAccessors(_OneTreeShape):
     """Accessors of :class:`~pybsnsing.optimal.OptimalTreeModel` (it provides
     ``nodes``, ``feature_names``, ``design`` and ``apply``)."""
 
     nodes: list
     feature_names: list
     design: Any
-
-    def get_depth(self) -> int:
-        """Depth of the tree (0 for a single leaf)."""
-        return max((nd.depth for nd in self.nodes), default=0)
-
-    def get_n_leaves(self) -> int:
-        """Number of leaves."""
-        return sum(nd.is_leaf for nd in self.nodes)
 
     def leaf_of(self, X: Any) -> np.ndarray:
         """The leaf (node id) each row reaches (same as ``apply``)."""
