@@ -281,12 +281,10 @@ class Grower:
         search -> texts."""
         control = self.control
         packed = control.opt_solver in _PACKED_SOLVERS
-        sources = self._sources(rows, ordm, target, packed)
-        offsets, text = self._question_index(sources)
-        m = offsets[-1]
-        if m == 0:
+        found = self._node_questions(rows, ordm, target, packed)
+        if found is None:
             return ""
-        grp = self._search_groups(sources, text, m)
+        sources, offsets, text, grp = found
         kw = dict(max_rules=control.max_rules, node_size=self.node_size,
                   no_same_gender_children=control.no_same_gender_children,
                   time_limit=control.solver_timelimit)
@@ -303,6 +301,18 @@ class Grower:
             result = enum_search(B, yt, grp, solver=control.opt_solver, model=control.opt_model,
                                  greedy_level=control.greedy_level, **kw)
         return " | ".join(text(j) for j in result.cols)
+
+    def _node_questions(self, rows: np.ndarray, ordm: np.ndarray, target: int, packed: bool
+                        ) -> tuple[list[QuestionSource], list[int], Callable[[int], str],
+                                   np.ndarray] | None:
+        """The node's question sources (:meth:`_sources`), where each one's questions
+        start (the last entry is their number), the text of question ``k`` and the ENUM
+        group ids; None when the node has no questions."""
+        sources = self._sources(rows, ordm, target, packed)
+        offsets, text = self._question_index(sources)
+        if offsets[-1] == 0:
+            return None
+        return sources, offsets, text, self._search_groups(sources, text, offsets[-1])
 
     def _pack(self, sources: list[QuestionSource], offsets: list[int], node: NodeRows,
               target: int) -> tuple[int, np.ndarray, np.ndarray]:

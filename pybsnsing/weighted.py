@@ -474,12 +474,11 @@ class _WeightedGrower(Grower):
         """The node's split rule by the weighted ENUM (``""`` when there is none)."""
         t0 = time.process_time()
         control = self.control
-        sources = self._sources(rows, ordm, target, True)
-        offsets, text = self._question_index(sources)
-        m = offsets[-1]
-        if m == 0:
+        found = self._node_questions(rows, ordm, target, True)
+        if found is None:
             return ""
-        grp = self._search_groups(sources, text, m)
+        sources, offsets, text, grp = found
+        m = offsets[-1]
         nobs = rows.shape[0]
         self.pos[rows] = np.arange(nobs, dtype=np.int64)
         node = NodeRows(ordm, rows, self.slot, self.pos)
