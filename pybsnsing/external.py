@@ -352,6 +352,25 @@ def _r_questions(
     return xt, texts, cols, cuts
 
 
+def _questions(
+    X: np.ndarray,
+    names: Sequence[str],
+    y: np.ndarray,
+    method: ExternalMethod,
+    cut: Literal["printed", "exact"],
+    orders: Sequence[np.ndarray | None] | None,
+) -> tuple[np.ndarray, list[str], list[int], list[float], list[float]]:
+    """(xt, texts, cols, splits, cuts) of ``method`` (R's rpart: its printed cut as R
+    parses it is both the split and the cut)."""
+    names = list(names)
+    if method == "rpart":
+        return _native_questions(X, names, y, cut, orders)
+    if method == "r":
+        xt, texts, cols, cuts = _r_questions(X, names, y)
+        return xt, texts, cols, cuts, cuts
+    raise PybsnsingValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
+
+
 def external_specs(
     X: np.ndarray,
     names: Sequence[str],
@@ -367,14 +386,7 @@ def external_specs(
     (through rpy2) and reads the variable and the printed cut back from R's
     question texts, so ``split`` is then the printed cut as R parses it.
     """
-    names = list(names)
-    if method == "rpart":
-        _, texts, cols, splits, cuts = _native_questions(X, names, y, cut, orders)
-    elif method == "r":
-        _, texts, cols, cuts = _r_questions(X, names, y)
-        splits = cuts
-    else:
-        raise PybsnsingValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
+    _, texts, cols, splits, cuts = _questions(X, names, y, method, cut, orders)
     half = len(texts) // 2
     return [
         ExternalQuestion(j, "<" if q < half else ">=", sp, cu, t)
@@ -430,13 +442,7 @@ def external_question_set(
 ) -> ExternalQuestionSet:
     """Like :func:`external_questions`, keeping each question's column and direction
     (what the tree needs to group questions without reading texts)."""
-    names = list(names)
-    if method == "rpart":
-        xt, texts, cols, _, cuts = _native_questions(X, names, y, cut, orders)
-    elif method == "r":
-        xt, texts, cols, cuts = _r_questions(X, names, y)
-    else:
-        raise PybsnsingValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
+    xt, texts, cols, _, cuts = _questions(X, names, y, method, cut, orders)
     half = len(texts) // 2
     ge = np.arange(len(texts)) >= half
     answers = _k.answer_matrix(
