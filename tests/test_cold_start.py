@@ -1,4 +1,4 @@
-"""The first fit with an empty numba cache (pybsnsing._warmup.cold_start).
+"""The first fit with an empty numba cache (pybsnsing._coldstart.cold_start).
 
 A fresh process with an empty ``NUMBA_CACHE_DIR`` and ``PYBSNSING_PARALLEL_COMPILE=1``
 fits BreastCancer: a child process compiles the rpart replay while the parent compiles
@@ -39,7 +39,7 @@ class L(ev.Listener):
 
 ev.register("numba:compile", L())
 import pybsnsing
-import pybsnsing._warmup as W
+import pybsnsing._coldstart as W
 from pybsnsing.datasets import dataset_formula, load_dataset
 
 bc = load_dataset("BreastCancer")
@@ -82,33 +82,33 @@ def test_first_fit_with_compile_child(tmp_path):
 
 
 def test_cold_start_is_a_no_op_when_cached(monkeypatch):
-    import pybsnsing._warmup as W
+    import pybsnsing._coldstart as W
 
     started = []
     monkeypatch.setattr(W, "_cold_checked", False)
     monkeypatch.setattr(W.subprocess, "Popen", lambda *a, **k: started.append(a))
     monkeypatch.setattr(W, "_in_cache", lambda disp: True)
     monkeypatch.setenv("PYBSNSING_PARALLEL_COMPILE", "1")
-    W.cold_start()
+    W.cold_start(lambda: None, lambda: None)
     assert started == []
     assert W._child is None
     W.wait_stage("parallel")  # no child: returns at once
 
 
 def test_cold_start_respects_the_switch(monkeypatch):
-    import pybsnsing._warmup as W
+    import pybsnsing._coldstart as W
 
     started = []
     monkeypatch.setattr(W, "_cold_checked", False)
     monkeypatch.setattr(W.subprocess, "Popen", lambda *a, **k: started.append(a))
     monkeypatch.setattr(W, "_in_cache", lambda disp: False)
     monkeypatch.setenv("PYBSNSING_PARALLEL_COMPILE", "0")
-    W.cold_start()
+    W.cold_start(lambda: None, lambda: None)
     assert started == []
     monkeypatch.setattr(W, "_cold_checked", False)
     monkeypatch.setenv("PYBSNSING_PARALLEL_COMPILE", "auto")
     monkeypatch.setattr(W, "_spare_core", lambda: False)
-    W.cold_start()
+    W.cold_start(lambda: None, lambda: None)
     assert started == []
 
 
@@ -116,7 +116,7 @@ def test_a_silent_child_is_stopped(monkeypatch):
     import queue
     import threading
 
-    import pybsnsing._warmup as W
+    import pybsnsing._coldstart as W
 
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
                              stdout=subprocess.PIPE, text=True)
@@ -135,7 +135,7 @@ def test_stages_are_read_in_order(monkeypatch):
     import queue
     import threading
 
-    import pybsnsing._warmup as W
+    import pybsnsing._coldstart as W
 
     code = "print('tree 1.5', flush=True); print('mr3 2.5', flush=True)"
     child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)

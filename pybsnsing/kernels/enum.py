@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .._warmup import wait_stage
+from .._coldstart import wait_stage
 from .bits import popcnt
 
 __all__ = [
@@ -235,7 +235,7 @@ def gram_counts(X, parallel):
     m = X.shape[0]
     G = np.zeros((m, m), np.int32)
     if parallel:
-        wait_stage("parallel")  # a first fit's background compile (pybsnsing._warmup)
+        wait_stage("parallel")  # a first fit's background compile (pybsnsing._coldstart)
         _gram_parallel(X, G)
     else:
         _gram_serial(X, G)
@@ -325,7 +325,7 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
     default) numba prunes the storing code before compiling it.
     """
     if store:
-        wait_stage("mr3")  # a first fit's background compile (pybsnsing._warmup)
+        wait_stage("mr3")  # a first fit's background compile (pybsnsing._coldstart)
     return _level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size,
                       nsgc, True if store else None)
 
@@ -750,7 +750,7 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
                                                     par_min_slots) else None
     k2 = True if pcols.shape[1] == 2 else None
     kg = None if k2 else True
-    # a first fit's background compile (pybsnsing._warmup): wait for the stage that
+    # a first fit's background compile (pybsnsing._coldstart): wait for the stage that
     # compiles this level's kernels rather than compile them a second time
     wait_stage("parallel" if par is not None else "mr3" if k2 else "mr4")
     return _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,

@@ -199,11 +199,3 @@ def pack_prefix_suffix(
                 s = -1 - s
                 Xn[row, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
 
-
-# The first import of this module is the first tree node's: with an empty numba cache
-# (the first fit after an install), compile the tree's kernels in two processes now
-# (pybsnsing._warmup.cold_start; a few file checks otherwise). Last in the module: the
-# tiny fits that it runs import this module's kernels.
-from .._warmup import cold_start as _cold_start  # noqa: E402
-
-_cold_start()
