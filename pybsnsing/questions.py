@@ -404,6 +404,7 @@ class QuestionSet:
         names: Sequence[str] | None = None,
         labels: dict[int, Any] | None = None,
         ranges: _Ranges | None = None,
+        xsrc: np.ndarray | None = None,
     ) -> None:
         self.B = B
         self._texts: list[str] | None = None
@@ -414,6 +415,9 @@ class QuestionSet:
         self.names = [] if names is None else list(names)
         self._labels = {} if labels is None else labels
         self._ranges = ranges
+        # the values by row id of numeric columns (with ``ranges``): the labels of their
+        # ``==`` / ``%in%`` questions are made from it when a text needs them
+        self._xsrc = xsrc
 
     @property
     def m(self) -> int:
@@ -427,10 +431,23 @@ class QuestionSet:
         if kind <= LE:
             return name + _INEQ_TEXT[kind] + format_r(float(self.values[k]))
         if kind == EQ:
-            return f"{name}=={quote_string(self._labels[k])}"
+            return f"{name}=={quote_string(self._label(k))}"
         if kind == IN:
-            return f"{name}%in%c(" + ",".join(quote_string(lab) for lab in self._labels[k]) + ")"
+            return f"{name}%in%c(" + ",".join(quote_string(lab) for lab in self._label(k)) + ")"
         return f"{name}=={kind - BIN0}"
+
+    def _label(self, k: int) -> Any:
+        """The label of question ``k`` (``eq``: the value's, ``in``: a tuple of them)."""
+        lab = self._labels.get(k)
+        if lab is not None or self._xsrc is None:
+            return self._labels[k] if lab is None else lab
+        if int(self.kinds[k]) == EQ:
+            return _format_label(float(self.values[k]))
+        # the %in% values: the first value of each of its runs, ascending
+        r = self._require_ranges()
+        j = int(self.cols[k])
+        rows = r.ordm[j].take(r.rlo[r.rptr[k]:r.rptr[k + 1]])
+        return tuple(_format_label(v) for v in self._xsrc[:, j].take(rows).tolist())
 
     @property
     def texts(self) -> list[str]:
@@ -450,7 +467,7 @@ class QuestionSet:
         """
         if not plain_names(self.names):
             return None
-        for lab in self._labels.values():
+        for lab in self._labels.values():  # (numeric labels are never in _labels)
             labs = (lab,) if isinstance(lab, str) else lab
             if any(("<" in t or ">" in t) for t in labs):
                 return None
@@ -507,6 +524,11 @@ class QuestionSet:
 def plain_names(names: Sequence[str]) -> bool:
     """Distinct names without ``<``/``>`` and without surrounding white space (a name
     in backticks, as the design writes non-syntactic names, is always plain)."""
+    return _plain_names(tuple(names))
+
+
+@functools.lru_cache(maxsize=256)
+def _plain_names(names: tuple[str, ...]) -> bool:  # (asked at every node of a tree)
     if len(set(names)) != len(names):
         return False
     return not any(("<" in t or ">" in t or t != t.strip()) and not _backticked(t)
@@ -771,6 +793,13 @@ def question_set_from_orders(
     """
     p, n = ordm.shape
     fcols = factor_levels or {}
+    if weights is None and not fcols and n:
+        qs = _numeric_question_set(X, y, ordm, names, target, segments=segments,
+                                   num2factor=num2factor, nseg_factor=nseg_factor,
+                                   bin_size=bin_size, node_size=node_size,
+                                   keep_perfect=keep_perfect)
+        if qs is not None:
+            return qs
     sec: tuple[list[_Block], list[_Block], list[_Block]] = ([], [], [])
     for j in range(p):
         ordj = ordm[j]
@@ -785,6 +814,43 @@ def question_set_from_orders(
                         num2factor=num2factor, nseg_factor=nseg_factor, bin_size=bin_size,
                         node_size=node_size, keep_perfect=keep_perfect, ow=ow)
     return _assemble([b for s in sec for b in s], ordm, names)
+
+
+def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
+                          names: Sequence[str], target: int, *, segments: int,
+                          num2factor: float, nseg_factor: float, bin_size: float,
+                          node_size: float, keep_perfect: bool) -> QuestionSet | None:
+    """:func:`question_set_from_orders` for numeric, unweighted columns in one compiled
+    call (:func:`pybsnsing.kernels.binarize.node_questions_kernel`); the value labels of
+    the ``==`` / ``%in%`` questions are made when a text is asked for. None where the
+    kernel defers to the column-by-column code (a factor-like column with two values
+    that may print alike, or a node without both classes)."""
+    from .kernels.binarize import NQ_NSEG_FACTOR, NQ_OK, NQ_TRIMMED, node_questions_kernel
+
+    if not X.flags.f_contiguous or X.dtype != np.float64:
+        X = np.asfortranarray(X, dtype=np.float64)
+    if y.dtype != np.uint8:
+        y = y.view(np.uint8) if y.dtype == np.int8 else y.astype(np.uint8)
+    if not ordm.flags.c_contiguous or ordm.dtype != _I64:
+        ordm = np.ascontiguousarray(ordm, dtype=_I64)
+    n = ordm.shape[1]
+    nf = n if num2factor >= n else max(int(num2factor), 0)
+    cols, kinds, values, base, rptr, rlo, rhi, proc, status = node_questions_kernel(
+        X, y, ordm, int(target), int(segments), float(node_size), float(num2factor), nf,
+        float(bin_size), float(nseg_factor), bool(keep_perfect))
+    code = int(status[0])
+    if code == NQ_TRIMMED:  # R: stop("This should not happen.")
+        raise RuntimeError("binarize.numeric: fewer than 2 points in the trimmed range")
+    if code == NQ_NSEG_FACTOR:
+        _check_nseg_factor(names[int(status[1])], int(status[2]), nseg_factor)
+    if code != NQ_OK:
+        return None
+    return QuestionSet(_no_answers(n), cols, kinds=kinds, values=values, names=names,
+                       ranges=_Ranges(ordm, base, rptr, rlo, rhi, proc), xsrc=X)
+
+
+def _no_answers(n: int) -> np.ndarray:
+    return np.empty((n, 0), np.uint8)
 
 
 def _assemble(blocks: list[_Block], ordm: np.ndarray, names: Sequence[str]) -> QuestionSet:
