@@ -12,7 +12,7 @@ from ._progress import check_progress, fit_progress
 from .control import BsControl, resolve_control
 from .design import Design, DesignWarning, build_design, class_priors, code_response
 from .model import BsnsingModel, MBsnsingModel
-from .tree import grow_tree
+from .weighted import grow_any_tree
 
 __all__ = ["bsnsing"]
 
@@ -40,7 +40,7 @@ def fit_binary(design: Design, y01: np.ndarray, ycode: list, control: BsControl,
                sample_weight: np.ndarray | None = None) -> BsnsingModel:
     """Grow one two-class tree on a prepared design matrix (y coded 0/1; optional row
     weights, :mod:`pybsnsing.weighted`)."""
-    nodes, node_size = grow_tree(design.X, design.names, y01, control, progress=progress,
+    nodes, node_size = grow_any_tree(design.X, design.names, y01, control, progress=progress,
                                  max_depth=max_depth, sample_weight=sample_weight)
     model = BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=control,
                          node_size=node_size, design=design, call=call, formula=formula)

@@ -231,7 +231,7 @@ class PruningMixin:
         return collapse(self, chosen)
 
     def _cross_validated_errors(self, cps: np.ndarray, xval: int, seed: int) -> np.ndarray:
-        from .tree import grow_tree
+        from .weighted import grow_any_tree
 
         design = getattr(self, "design", None)
         if design is None or getattr(design, "X", None) is None or design.X.size == 0:
@@ -261,7 +261,7 @@ class PruningMixin:
             if y[train].min() == y[train].max() or (wt is not None and not (wt > 0).any()):
                 nodes, node_size = _single_leaf(y[train])
             else:
-                nodes, node_size = grow_tree(X[train], design.names, y[train], self.control,
+                nodes, node_size = grow_any_tree(X[train], design.names, y[train], self.control,
                                              max_depth=getattr(self, "max_depth", None),
                                              sample_weight=wt)
             sub = type(self)(nodes=nodes, ycode=self.ycode, y=y[train], control=self.control,

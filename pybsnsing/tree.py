@@ -415,25 +415,17 @@ def find_rule(X: np.ndarray, names: list[str], y: np.ndarray, target: int,
 
 
 def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
-              progress=None, max_depth: int | None = None,
-              sample_weight: np.ndarray | None = None) -> tuple[list[Node], int]:
+              progress=None, max_depth: int | None = None) -> tuple[list[Node], int]:
     """Grow a bsnsing tree on the design matrix ``X`` with 0/1 response ``y``.
 
     ``max_depth`` (None: R bsnsing's growth, no limit): nodes at that depth stay
     leaves. As a node's split depends only on its own rows, the tree is the full
     tree with the nodes below ``max_depth`` removed (numbers in the same order).
-    ``sample_weight``: non-negative row weights (None: R bsnsing's unweighted
-    growth); grown by :func:`pybsnsing.weighted.grow_weighted_tree`.
+    Row weights: :func:`pybsnsing.weighted.grow_any_tree`.
 
     Returns the nodes in number order and the node size used.
     """
-    if sample_weight is not None:
-        cold_start(_rpart_kernel, _compile_parent_half)
-        from .weighted import grow_weighted_tree
-
-        return grow_weighted_tree(X, names, y, control, sample_weight, progress=progress,
-                                  max_depth=max_depth)
-    cold_start(_rpart_kernel, _compile_parent_half)  # the first fit after an install
+    prepare_kernels()
     n_train = X.shape[0]
     y = np.asarray(y, dtype=np.int64)
     node_size = effective_node_size(control, n_train)
@@ -492,6 +484,13 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
         if progress is not None:
             progress(len(nodes))
     return nodes
+
+
+def prepare_kernels() -> None:
+    """Before every fit: with an empty numba cache (the first fit after an install), have
+    the tree's kernels compiled in two processes (:func:`pybsnsing._coldstart.cold_start`);
+    a no-op after the first call of the process."""
+    cold_start(_rpart_kernel, _compile_parent_half)
 
 
 def _rpart_kernel():

@@ -57,7 +57,7 @@ from .errors import InvalidParameterError
 from .questions import NodeRows, QuestionSet
 from .rules import evaluate_rule
 from .search import GRAM_MAX_COLS, enum_levels
-from .tree import Grower, Node, NodeColumns, grow_nodes
+from .tree import Grower, Node, NodeColumns, grow_nodes, grow_tree, prepare_kernels
 from .validation import MAX_RULES_CAP, SearchResult, search_args
 
 __all__ = [
@@ -578,6 +578,20 @@ def weighted_splittable(node: Node, node_size: float, stop_prob: float) -> bool:
     if wn <= node_size or w1 == 0 or w0 == 0:
         return False
     return max(w1, w0) / wn < stop_prob
+
+
+def grow_any_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
+                  progress: Any = None, max_depth: int | None = None,
+                  sample_weight: np.ndarray | None = None) -> tuple[list[Node], int]:
+    """Grow a two-class tree: R bsnsing's unweighted growth
+    (:func:`pybsnsing.tree.grow_tree`) or, with ``sample_weight`` (non-negative row
+    weights), :func:`grow_weighted_tree`. Returns the nodes in number order and the node
+    size used."""
+    if sample_weight is None:
+        return grow_tree(X, names, y, control, progress=progress, max_depth=max_depth)
+    prepare_kernels()
+    return grow_weighted_tree(X, names, y, control, sample_weight, progress=progress,
+                              max_depth=max_depth)
 
 
 def grow_weighted_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl,
