@@ -69,8 +69,10 @@ from .validation import (
     SearchResult,
     as_binary_matrix,
     as_binary_vector,
+    as_flag,
     as_groups,
     as_int,
+    as_seconds,
     search_args,
 )
 
@@ -614,8 +616,8 @@ def mip_search(
     n, m = Bm.shape
     yv = as_binary_vector(y, n)
     grp = as_groups(groups, m)
-    time_limit = _as_time(time_limit)
-    nsgc = _as_flag(no_same_gender_children)
+    time_limit = as_seconds(time_limit, zero_ok=False)
+    nsgc = as_flag(no_same_gender_children, "no_same_gender_children")
     mm = build_model(Bm, yv, grp, max_rules=max_rules, node_size=node_size,
                      no_same_gender_children=nsgc, model=model, formulation=formulation,
                      node_size_mode=node_size_mode, n0n1_cap=n0n1_cap)
@@ -721,22 +723,6 @@ def greedy_search(
         best = int(v[k])
     return SearchResult(cols=tuple(sorted(chosen)), objval=float(best), neval=int(neval),
                         n1=n1, n0=n0)
-
-
-def _as_time(value: Any) -> float:
-    try:
-        t = float(value)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"time_limit must be a number, got {value!r}") from exc
-    if math.isnan(t) or t <= 0:
-        raise ValueError(f"time_limit must be > 0, got {t}")
-    return t
-
-
-def _as_flag(value: Any) -> bool:
-    if not isinstance(value, bool | np.bool_ | int | np.integer):
-        raise TypeError(f"no_same_gender_children must be a bool, got {value!r}")
-    return bool(value)
 
 
 def split_search(B: Any, y: Any, groups: Any = None, *, solver: str, max_rules: int = 2,

@@ -44,7 +44,15 @@ import numpy as np
 
 from .control import control_default
 from .errors import PybsnsingTypeError, PybsnsingValueError
-from .validation import MAX_RULES_CAP, SearchResult, as_groups, as_int, search_args
+from .validation import (
+    MAX_RULES_CAP,
+    SearchResult,
+    as_flag,
+    as_groups,
+    as_int,
+    as_seconds,
+    search_args,
+)
 
 __all__ = [
     "SearchResult",
@@ -497,17 +505,8 @@ def enum_search(
     Bm, yv, grp, max_rules, node_size = search_args(B, y, groups, max_rules, node_size,
                                                     MAX_RULES_CAP)
     n, m = Bm.shape
-    if not isinstance(no_same_gender_children, bool | np.bool_ | int | np.integer):
-        raise PybsnsingTypeError(
-            f"no_same_gender_children must be a bool, got {no_same_gender_children!r}"
-        )
-    nsgc = bool(no_same_gender_children)
-    try:
-        time_limit = float(time_limit)
-    except (TypeError, ValueError) as exc:
-        raise PybsnsingTypeError(f"time_limit must be a number, got {time_limit!r}") from exc
-    if math.isnan(time_limit) or time_limit < 0:
-        raise PybsnsingValueError(f"time_limit must be >= 0, got {time_limit}")
+    nsgc = as_flag(no_same_gender_children, "no_same_gender_children")
+    time_limit = as_seconds(time_limit)
 
     n1 = int(yv.sum())
     if solver == "enum_py":

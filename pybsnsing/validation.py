@@ -8,6 +8,7 @@ Every function returns the checked value in the form the kernels want, or raises
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -134,6 +135,24 @@ def as_int(value: Any, name: str, lo: int, hi: int | None = None) -> int:
         rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
         raise PybsnsingValueError(f"{name} must be in {rng}, got {value}")
     return value
+
+
+def as_flag(value: Any, name: str) -> bool:
+    """``value`` as a bool: a bool or an integer (R's TRUE/FALSE arrive either way)."""
+    if not isinstance(value, bool | np.bool_ | int | np.integer):
+        raise PybsnsingTypeError(f"{name} must be a bool, got {value!r}")
+    return bool(value)
+
+
+def as_seconds(value: Any, name: str = "time_limit", zero_ok: bool = True) -> float:
+    """``value`` as a number of seconds, ``>= 0`` (``> 0`` when not ``zero_ok``)."""
+    try:
+        t = float(value)
+    except (TypeError, ValueError) as exc:
+        raise PybsnsingTypeError(f"{name} must be a number, got {value!r}") from exc
+    if math.isnan(t) or t < 0 or (t == 0 and not zero_ok):
+        raise PybsnsingValueError(f"{name} must be {'>=' if zero_ok else '>'} 0, got {t}")
+    return t
 
 
 def as_whole(value: Any, name: str, lo: int, hi: int | None = None) -> int:
