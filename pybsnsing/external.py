@@ -199,17 +199,10 @@ def _order_matrix(xt: np.ndarray, orders: Sequence[np.ndarray | None] | None) ->
     return out
 
 
-def rpart_split_table(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    maxdepth: int = 2,
-    minsplit: int = 20,
-    minbucket: int = 7,
-    cp: float = 0.01,
-    maxcompete: int = 4,
-    orders: Sequence[np.ndarray | None] | None = None,
-) -> list[RpartSplit]:
+def rpart_split_table(X: np.ndarray, y: np.ndarray, *, maxdepth: int = 2,
+                      minsplit: int = 20, minbucket: int = 7, cp: float = 0.01,
+                      maxcompete: int = 4,
+                      orders: Sequence[np.ndarray | None] | None = None) -> list[RpartSplit]:
     """Primary and competitor rows of ``rpart(y ~ ., method = "anova")$splits``.
 
     Native replay of rpart 4.1.19 for all-continuous, finite predictors with
@@ -253,17 +246,9 @@ def rpart_split_table(
     ]
 
 
-def rpart_splits(
-    X: np.ndarray,
-    y: np.ndarray,
-    *,
-    maxdepth: int = 2,
-    minsplit: int = 20,
-    minbucket: int = 7,
-    cp: float = 0.01,
-    maxcompete: int = 4,
-    orders: Sequence[np.ndarray | None] | None = None,
-) -> list[tuple[int, float]]:
+def rpart_splits(X: np.ndarray, y: np.ndarray, *, maxdepth: int = 2, minsplit: int = 20,
+                 minbucket: int = 7, cp: float = 0.01, maxcompete: int = 4,
+                 orders: Sequence[np.ndarray | None] | None = None) -> list[tuple[int, float]]:
     """(column index, split point) of every count > 0 row of rpart's split table.
 
     The order is rpart's table order (see :func:`rpart_split_table`); split

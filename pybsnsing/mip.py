@@ -250,19 +250,10 @@ def _aggregate(B: np.ndarray, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     return Bz[first[order]], p, q
 
 
-def build_model(
-    B: Any,
-    y: Any,
-    groups: Any = None,
-    *,
-    max_rules: int = 2,
-    node_size: int = 1,
-    no_same_gender_children: bool = False,
-    model: str = "gini",
-    formulation: str = "compact",
-    node_size_mode: str = "enum",
-    n0n1_cap: int | None = 40000,
-) -> MipModel:
+def build_model(B: Any, y: Any, groups: Any = None, *, max_rules: int = 2,
+                node_size: int = 1, no_same_gender_children: bool = False,
+                model: str = "gini", formulation: str = "compact",
+                node_size_mode: str = "enum", n0n1_cap: int | None = 40000) -> MipModel:
     """The MIP of the split search on ``B`` (n x m, 0/1) and ``y`` (target coded 1).
 
     Arguments as :func:`mip_search`.  Variables, in order: ``w`` (kept questions, binary),
@@ -571,22 +562,11 @@ def _feasible(B: np.ndarray, pos: np.ndarray, grp: np.ndarray, cols: list[int],
     return not nsgc or _nsgc_ok(tp, fp, n1 - tp, n0 - fp)
 
 
-def mip_search(
-    B: Any,
-    y: Any,
-    groups: Any = None,
-    *,
-    max_rules: int = 2,
-    node_size: int = 1,
-    no_same_gender_children: bool = False,
-    time_limit: float = 180.0,
-    model: str = "gini",
-    formulation: str = "compact",
-    threads: int | None = 1,
-    node_size_mode: str = "enum",
-    n0n1_cap: int | None = 40000,
-    verbose: bool = False,
-) -> SearchResult:
+def mip_search(B: Any, y: Any, groups: Any = None, *, max_rules: int = 2,
+               node_size: int = 1, no_same_gender_children: bool = False,
+               time_limit: float = 180.0, model: str = "gini", formulation: str = "compact",
+               threads: int | None = 1, node_size_mode: str = "enum",
+               n0n1_cap: int | None = 40000, verbose: bool = False) -> SearchResult:
     """The best OR-rule of at most ``max_rules`` questions, by MIP with HiGHS.
 
     Args:

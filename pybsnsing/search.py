@@ -444,19 +444,10 @@ def _enum_packed(
 # public API
 
 
-def enum_search(
-    B: Any,
-    y: Any,
-    groups: Any = None,
-    *,
-    max_rules: int = 2,
-    node_size: int = 1,
-    no_same_gender_children: bool = False,
-    time_limit: float = 180.0,
-    solver: str = "enum_c",
-    model: str = "gini",
-    greedy_level: float = 0.9,
-) -> SearchResult:
+def enum_search(B: Any, y: Any, groups: Any = None, *, max_rules: int = 2,
+                node_size: int = 1, no_same_gender_children: bool = False,
+                time_limit: float = 180.0, solver: str = "enum_c", model: str = "gini",
+                greedy_level: float = 0.9) -> SearchResult:
     """Find the best OR-rule of at most ``max_rules`` questions (R's ``rcpp_bslearn``).
 
     Args:
@@ -522,18 +513,10 @@ def enum_search(
                         n0=n - n1)
 
 
-def enum_search_packed(
-    Xp: np.ndarray,
-    Xn: np.ndarray,
-    n1: int,
-    n0: int,
-    groups: Any = None,
-    *,
-    max_rules: int = 2,
-    node_size: int = 1,
-    no_same_gender_children: bool = False,
-    time_limit: float = 180.0,
-) -> SearchResult:
+def enum_search_packed(Xp: np.ndarray, Xn: np.ndarray, n1: int, n0: int, groups: Any = None,
+                       *, max_rules: int = 2, node_size: int = 1,
+                       no_same_gender_children: bool = False,
+                       time_limit: float = 180.0) -> SearchResult:
     """:func:`enum_search` (numba solver) on columns already bit-packed per class.
 
     ``Xp`` / ``Xn``: uint64 arrays (m x words), row ``j`` the answers of question ``j`` on

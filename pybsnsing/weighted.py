@@ -249,17 +249,10 @@ def _slot_tables(Xp: np.ndarray, Xn: np.ndarray, wp: np.ndarray,
     return Xp, Xn, byte_tables(wp, np.int64(Xp.shape[1])), byte_tables(wn, np.int64(Xn.shape[1]))
 
 
-def weighted_enum_search(
-    B: Any,
-    y: Any,
-    sample_weight: Any,
-    groups: Any = None,
-    *,
-    max_rules: int = 2,
-    node_size: float = 1,
-    no_same_gender_children: bool = False,
-    time_limit: float = 180.0,
-) -> SearchResult:
+def weighted_enum_search(B: Any, y: Any, sample_weight: Any, groups: Any = None, *,
+                         max_rules: int = 2, node_size: float = 1,
+                         no_same_gender_children: bool = False,
+                         time_limit: float = 180.0) -> SearchResult:
     """The ENUM search (:func:`pybsnsing.search.enum_search`) with row weights.
 
     Minimises ``v = n1*FP + n0*FN - 2*FP*FN`` with every count a sum of weights; the
