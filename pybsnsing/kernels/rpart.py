@@ -52,6 +52,14 @@ FP_ALPHA, FP_ISCALE = range(2)
 NI_NUM, NI_LEFT, NI_RIGHT, NI_SPLIT0, NI_NSPLIT = range(5)
 #: ``node_f[slot]``: complexity, risk
 NF_CP, NF_RISK = range(2)
+#: the int64 fields of a frame of :func:`_partition_tree`'s explicit stack: rpart node
+#: number, slot, row range ``[n1, n2)`` in the sort index, rows sent left, stage (0: split
+#: and descend left, 1: descend right, 2: combine), the left subtree's number of splits
+FR_NODENUM, FR_SLOT, FR_N1, FR_N2, FR_NLEFT, FR_STAGE, FR_LSPLIT, FR_NCOL = range(8)
+#: rows of the split table (:func:`rpart_anova_rows`): int64 node, variable, count, ncat;
+#: float64 split point (``index``), improvement
+TI_NODE, TI_VAR, TI_COUNT, TI_NCAT = range(4)
+TF_INDEX, TF_IMPROVE = range(2)
 
 
 @njit(cache=True, error_model="numpy")
@@ -524,6 +532,16 @@ def answer_matrix(
     return out
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _push(fr: np.ndarray, sp: int, nodenum: int, slot: int, n1: int, n2: int) -> None:
+    """Write frame ``sp`` of :func:`_partition_tree`'s stack: a node to split, stage 0."""
+    fr[sp, FR_NODENUM] = nodenum
+    fr[sp, FR_SLOT] = slot
+    fr[sp, FR_N1] = n1
+    fr[sp, FR_N2] = n2
+    fr[sp, FR_STAGE] = 0
+
+
 @njit(cache=True, error_model="numpy")
 def _partition_tree(
     xt: np.ndarray,
@@ -559,31 +577,21 @@ def _partition_tree(
     maxpri = ip[IP_MAXPRI]
     alpha = fp[FP_ALPHA]
     depth_cap = 64
-    # every frame field is written when the frame is pushed or before it is read; np.empty
-    # of a few dtypes only: each np.* allocation signature is one more compile
-    f_nodenum = np.empty(depth_cap, dtype=np.int64)
-    f_slot = np.empty(depth_cap, dtype=np.int64)
-    f_n1 = np.empty(depth_cap, dtype=np.int64)
-    f_n2 = np.empty(depth_cap, dtype=np.int64)
-    f_nleft = np.empty(depth_cap, dtype=np.int64)
-    f_stage = np.empty(depth_cap, dtype=np.int64)
-    f_lsplit = np.empty(depth_cap, dtype=np.int64)
+    # the stack of frames: int64 fields (FR_ columns) and the left child's risk; every
+    # field is written when the frame is pushed or before it is read
+    fr = np.empty((depth_cap, FR_NCOL), dtype=np.int64)
     f_lrisk = np.empty(depth_cap, dtype=np.float64)
     ret_split = 0
     ret_risk = 0.0
-    f_nodenum[0] = 1
-    f_slot[0] = 0
-    f_n1[0] = 0
-    f_n2[0] = ip[IP_N]
-    f_stage[0] = 0
+    _push(fr, 0, 1, 0, 0, ip[IP_N])
     sp = 1
     while sp > 0:
         f = sp - 1
-        nodenum = f_nodenum[f]
-        me = f_slot[f]
-        n1 = f_n1[f]
-        n2 = f_n2[f]
-        if f_stage[f] == 0:
+        nodenum = fr[f, FR_NODENUM]
+        me = fr[f, FR_SLOT]
+        n1 = fr[f, FR_N1]
+        n2 = fr[f, FR_N2]
+        if fr[f, FR_STAGE] == 0:
             if nodenum > 1:
                 node_f[me, NF_RISK] = anovass_range(y, sorts[0], n1, n2)
                 tempcp = node_f[me, NF_RISK]
@@ -633,7 +641,7 @@ def _partition_tree(
             nleft = nodesplit(
                 xt, sorts, n1, n2, sv[start], ss[start], sd[start], goes_left, tempvec, nvars
             )
-            f_nleft[f] = nleft
+            fr[f, FR_NLEFT] = nleft
             lslot = cnt[0]
             rslot = lslot + 1
             cnt[0] += 2
@@ -643,17 +651,13 @@ def _partition_tree(
             node_i[me, NI_RIGHT] = rslot
             # split the left son
             node_f[lslot, NF_CP] = tempcp - alpha
-            f_stage[f] = 1
-            f_nodenum[sp] = 2 * nodenum
-            f_slot[sp] = lslot
-            f_n1[sp] = n1
-            f_n2[sp] = n1 + nleft
-            f_stage[sp] = 0
+            fr[f, FR_STAGE] = 1
+            _push(fr, sp, 2 * nodenum, lslot, n1, n1 + nleft)
             sp += 1
-        elif f_stage[f] == 1:
+        elif fr[f, FR_STAGE] == 1:
             left_split = ret_split
             left_risk = ret_risk
-            f_lsplit[f] = left_split
+            fr[f, FR_LSPLIT] = left_split
             f_lrisk[f] = left_risk
             my_risk = node_f[me, NF_RISK]
             lslot = node_i[me, NI_LEFT]
@@ -666,15 +670,11 @@ def _partition_tree(
             if tempcp > node_f[me, NF_CP]:
                 tempcp = node_f[me, NF_CP]
             node_f[rslot, NF_CP] = tempcp - alpha
-            f_stage[f] = 2
-            f_nodenum[sp] = 2 * nodenum + 1
-            f_slot[sp] = rslot
-            f_n1[sp] = n1 + f_nleft[f]
-            f_n2[sp] = n2
-            f_stage[sp] = 0
+            fr[f, FR_STAGE] = 2
+            _push(fr, sp, 2 * nodenum + 1, rslot, n1 + fr[f, FR_NLEFT], n2)
             sp += 1
         else:
-            left_split = f_lsplit[f]
+            left_split = fr[f, FR_LSPLIT]
             left_risk = f_lrisk[f]
             right_split = ret_split
             right_risk = ret_risk
@@ -716,6 +716,14 @@ def _partition_tree(
                 ret_split = left_split + right_split + 1
                 ret_risk = left_risk + right_risk
             sp -= 1
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _split_table(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The split table's columns for ``m`` entries: int64 rows ``TI_*``, float64 rows
+    ``TF_*``, and the primary flags."""
+    return (np.empty((np.int64(4), m), dtype=np.int64),
+            np.empty((np.int64(2), m), dtype=np.float64), np.empty(m, dtype=np.bool_))
 
 
 @njit(cache=True, error_model="numpy")
@@ -767,10 +775,9 @@ def rpart_anova_rows(
     zero = np.int64(0)
     if n == 0 or p == 0 or n < min_split or root_risk <= alpha:
         # partition() stops at the root: no split table (spare the sorting)
-        return (np.empty(zero, dtype=np.int64), np.empty(zero, dtype=np.int64),
-                np.empty(zero, dtype=np.float64), np.empty(zero, dtype=np.int64),
-                np.empty(zero, dtype=np.int64), np.empty(zero, dtype=np.float64),
-                np.empty(zero, dtype=np.bool_))
+        ti, tf, tp = _split_table(zero)
+        return ti[TI_NODE], ti[TI_VAR], tf[TF_INDEX], ti[TI_COUNT], ti[TI_NCAT], \
+            tf[TF_IMPROVE], tp
     maxnode = (1 << maxdepth) - 1
     cap = 2 * n + 3
     if 2 * maxnode + 3 < cap:
@@ -846,24 +853,18 @@ def rpart_anova_rows(
         stack[top] = node_i[s, NI_RIGHT]
         stack[top + 1] = node_i[s, NI_LEFT]
         top += 2
-    o_node = np.empty(m, dtype=np.int64)
-    o_var = np.empty(m, dtype=np.int64)
-    o_index = np.empty(m, dtype=np.float64)
-    o_count = np.empty(m, dtype=np.int64)
-    o_ncat = np.empty(m, dtype=np.int64)
-    o_improve = np.empty(m, dtype=np.float64)
-    o_primary = np.empty(m, dtype=np.bool_)
+    ti, tf, tp = _split_table(m)
     r = 0
     for t in range(nout):
         s = order_out[t]
         st = node_i[s, NI_SPLIT0]
         for u in range(node_i[s, NI_NSPLIT]):
-            o_node[r] = node_i[s, NI_NUM]
-            o_var[r] = sv[st + u]
-            o_index[r] = ss[st + u]
-            o_count[r] = sc[st + u]
-            o_ncat[r] = sd[st + u]
-            o_improve[r] = si[st + u]
-            o_primary[r] = u == 0
+            ti[TI_NODE, r] = node_i[s, NI_NUM]
+            ti[TI_VAR, r] = sv[st + u]
+            tf[TF_INDEX, r] = ss[st + u]
+            ti[TI_COUNT, r] = sc[st + u]
+            ti[TI_NCAT, r] = sd[st + u]
+            tf[TF_IMPROVE, r] = si[st + u]
+            tp[r] = u == 0
             r += 1
-    return o_node, o_var, o_index, o_count, o_ncat, o_improve, o_primary
+    return ti[TI_NODE], ti[TI_VAR], tf[TF_INDEX], ti[TI_COUNT], ti[TI_NCAT], tf[TF_IMPROVE], tp
