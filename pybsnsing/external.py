@@ -356,15 +356,10 @@ def _questions(
     raise PybsnsingValueError(f"unknown method {method!r}; use 'rpart' or 'r'")
 
 
-def external_specs(
-    X: np.ndarray,
-    names: Sequence[str],
-    y: np.ndarray,
-    method: ExternalMethod = "rpart",
-    *,
-    cut: Literal["printed", "exact"] = "printed",
-    orders: Sequence[np.ndarray | None] | None = None,
-) -> list[ExternalQuestion]:
+def external_specs(X: np.ndarray, names: Sequence[str], y: np.ndarray,
+                   method: ExternalMethod = "rpart", *, cut: Literal["printed",
+                   "exact"] = "printed",
+                   orders: Sequence[np.ndarray | None] | None = None) -> list[ExternalQuestion]:
     """The external questions of a node, in bsnsing's order, with their metadata.
 
     ``method="rpart"`` is the native replay; ``method="r"`` asks R's rpart
@@ -416,15 +411,10 @@ def _external_group_keys(cols: np.ndarray, ge: np.ndarray) -> tuple[np.ndarray, 
     return cols, (~ge).astype(np.int64)
 
 
-def external_question_set(
-    X: np.ndarray,
-    names: Sequence[str],
-    y: np.ndarray,
-    method: ExternalMethod = "rpart",
-    *,
-    cut: Literal["printed", "exact"] = "printed",
-    orders: Sequence[np.ndarray | None] | None = None,
-) -> ExternalQuestionSet:
+def external_question_set(X: np.ndarray, names: Sequence[str], y: np.ndarray,
+                          method: ExternalMethod = "rpart", *, cut: Literal["printed",
+                          "exact"] = "printed",
+                          orders: Sequence[np.ndarray | None] | None = None) -> ExternalQuestionSet:
     """Like :func:`external_questions`, keeping each question's column and direction
     (what the tree needs to group questions without reading texts)."""
     xt, texts, cols, _, cuts = _questions(X, names, y, method, cut, orders)

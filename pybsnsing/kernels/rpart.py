@@ -60,6 +60,10 @@ FR_NODENUM, FR_SLOT, FR_N1, FR_N2, FR_NLEFT, FR_STAGE, FR_LSPLIT, FR_NCOL = rang
 #: float64 split point (``index``), improvement
 TI_NODE, TI_VAR, TI_COUNT, TI_NCAT = range(4)
 TF_INDEX, TF_IMPROVE = range(2)
+#: the split table as returned: node, var, index, count, ncat, improve, primary
+SplitTable = tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray
+]
 
 
 @njit(cache=True, error_model="numpy")
@@ -727,16 +731,9 @@ def _split_table(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True, error_model="numpy")
-def rpart_anova(
-    xt: np.ndarray,
-    y: np.ndarray,
-    order: np.ndarray,
-    maxdepth: int,
-    min_split: int,
-    min_node: int,
-    cp: float,
-    maxcompete: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def rpart_anova(xt: np.ndarray, y: np.ndarray, order: np.ndarray, maxdepth: int,
+                min_split: int, min_node: int, cp: float,
+                maxcompete: int) -> SplitTable:
     """Fit rpart's anova tree and return its split table (rows with count > 0).
 
     ``xt`` is the (p, n) predictor matrix, ``y`` the response, ``order`` a
@@ -751,17 +748,9 @@ def rpart_anova(
 
 
 @njit(cache=True, error_model="numpy")
-def rpart_anova_rows(
-    xt: np.ndarray,
-    y: np.ndarray,
-    order: np.ndarray,
-    rows: np.ndarray,
-    maxdepth: int,
-    min_split: int,
-    min_node: int,
-    cp: float,
-    maxcompete: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray,
+                     maxdepth: int, min_split: int, min_node: int, cp: float,
+                     maxcompete: int) -> SplitTable:
     """:func:`rpart_anova` on a subset of the columns of ``xt`` (and entries of ``y``):
     the fit's rows are the row ids ``rows`` (in the fit's row order), ``order`` holds
     (p, len(rows)) ascending orders of them as row ids. Avoids gathering the rows."""
