@@ -69,11 +69,10 @@ from .validation import (
     SearchResult,
     as_binary_matrix,
     as_binary_vector,
-    as_flag,
     as_groups,
     as_int,
-    as_seconds,
     search_args,
+    search_limits,
 )
 
 __all__ = [
@@ -596,8 +595,7 @@ def mip_search(B: Any, y: Any, groups: Any = None, *, max_rules: int = 2,
     n, m = Bm.shape
     yv = as_binary_vector(y, n)
     grp = as_groups(groups, m)
-    time_limit = as_seconds(time_limit, zero_ok=False)
-    nsgc = as_flag(no_same_gender_children, "no_same_gender_children")
+    nsgc, time_limit = search_limits(no_same_gender_children, time_limit, zero_time_ok=False)
     mm = build_model(Bm, yv, grp, max_rules=max_rules, node_size=node_size,
                      no_same_gender_children=nsgc, model=model, formulation=formulation,
                      node_size_mode=node_size_mode, n0n1_cap=n0n1_cap)

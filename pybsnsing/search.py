@@ -47,11 +47,10 @@ from .errors import PybsnsingTypeError, PybsnsingValueError
 from .validation import (
     MAX_RULES_CAP,
     SearchResult,
-    as_flag,
     as_groups,
     as_int,
-    as_seconds,
     search_args,
+    search_limits,
 )
 
 __all__ = [
@@ -496,8 +495,7 @@ def enum_search(B: Any, y: Any, groups: Any = None, *, max_rules: int = 2,
     Bm, yv, grp, max_rules, node_size = search_args(B, y, groups, max_rules, node_size,
                                                     MAX_RULES_CAP)
     n, m = Bm.shape
-    nsgc = as_flag(no_same_gender_children, "no_same_gender_children")
-    time_limit = as_seconds(time_limit)
+    nsgc, time_limit = search_limits(no_same_gender_children, time_limit)
 
     n1 = int(yv.sum())
     if solver == "enum_py":

@@ -155,6 +155,14 @@ def as_seconds(value: Any, name: str = "time_limit", zero_ok: bool = True) -> fl
     return t
 
 
+def search_limits(no_same_gender_children: Any, time_limit: Any,
+                  zero_time_ok: bool = True) -> tuple[bool, float]:
+    """A rule search's ``no_same_gender_children`` flag and ``time_limit`` seconds,
+    checked (:func:`as_flag`, :func:`as_seconds`)."""
+    return (as_flag(no_same_gender_children, "no_same_gender_children"),
+            as_seconds(time_limit, zero_ok=zero_time_ok))
+
+
 def as_whole(value: Any, name: str, lo: int, hi: int | None = None) -> int:
     """``value`` as an int in ``lo..hi``: strictly an integer (no float, no bool), else a
     :class:`~pybsnsing.errors.PybsnsingValueError` (the optimal-tree fitters' settings)."""
