@@ -121,10 +121,9 @@ def r_message(text: str) -> str:
     """A pybsnsing message as an R user should read it (see the module docstring)."""
     if not isinstance(text, str):
         text = str(text)
-    out: list[str] = []
-    plain_start = 0
-    i = 0
     n = len(text)
+    out: list[str] = []
+    plain_start = i = 0
     while i < n:
         ch = text[i]
         after_name = i > 0 and (text[i - 1].isalnum() or text[i - 1] in "_.")
