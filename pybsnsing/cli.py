@@ -307,6 +307,12 @@ def _version() -> str:
     return f"pybsnsing {__version__}"
 
 
+def _end_command(parser: argparse.ArgumentParser, func, quiet_help: str) -> None:
+    """A command's last option (``--quiet``, saying what it silences) and its function."""
+    parser.add_argument("--quiet", action="store_true", help=quiet_help)
+    parser.set_defaults(func=func)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     p = argparse.ArgumentParser(
@@ -356,8 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "before the predictions; may be given more than once")
     pr.add_argument("--output", metavar="FILE",
                     help="CSV file to write (default: standard output)")
-    pr.add_argument("--quiet", action="store_true", help="no compile notice")
-    pr.set_defaults(func=_cmd_predict)
+    _end_command(pr, _cmd_predict, "no compile notice")
 
     d = sub.add_parser(
         "demo", help="fit a bundled data set, print and draw the tree",
@@ -369,8 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "print(d.list_datasets())' lists them)")
     d.add_argument("--plot", default="bsnsing_demo_tree.png", metavar="FILE",
                    help="picture file to write (default bsnsing_demo_tree.png; '' for none)")
-    d.add_argument("--quiet", action="store_true", help="no progress bar, no compile notice")
-    d.set_defaults(func=_cmd_demo)
+    _end_command(d, _cmd_demo, "no progress bar, no compile notice")
 
     w = sub.add_parser(
         "warmup", help="compile the numba kernels now (once per install)",
@@ -378,8 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "problems, so that no later fit pauses to compile. The machine code is "
                     "cached on disk: later processes start in well under a second.")
     w.add_argument("--no-optimal", action="store_true", help="skip the MurTree kernels")
-    w.add_argument("--quiet", action="store_true", help="print nothing")
-    w.set_defaults(func=_cmd_warmup)
+    _end_command(w, _cmd_warmup, "print nothing")
     return p
 
 
