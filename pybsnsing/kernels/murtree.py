@@ -40,10 +40,24 @@ searches. The tree is rebuilt top-down at the end by asking the cache again.
 
 Compile time
 ------------
-Every helper is compiled once: int64 arguments throughout (a literal int argument
-would compile a helper once per literal value) and element loops instead of slice
-copies (``a[:] = b`` pulls numba's shape-error message formatting, seconds of
-string code, into the first compile).
+A first fit with an empty numba cache compiles every kernel, so the module is laid
+out for a short compile:
+
+* the search state is a few :class:`typing.NamedTuple` records of arrays
+  (:class:`State`: :class:`Data`, :class:`Frames`, :class:`Counters`,
+  :class:`Cache`, :class:`Scratch`, ``meta``), read field by field where used;
+* numba links every callee's machine code into each caller and optimises it
+  again, so the call graph is shallow: one entry point, ``_solve`` (the search
+  and, by ``op``, the tree rebuild), calls leaf kernels that take plain arrays;
+  the glue that has a single caller is inlined (``inline="always"``) rather
+  than compiled on its own;
+* nothing is allocated inside the kernels (each numpy constructor is a compiled
+  overload of its own): the driver allocates every buffer, and the bit-packing
+  and the root subproblem are numpy code (:func:`pack_data`);
+* int64 arguments throughout (a literal int argument would compile a helper once
+  per literal value) and element loops instead of slice copies (``a[:] = b``
+  pulls numba's shape-error message formatting, seconds of string code, into
+  the first compile).
 
 ``_solve`` is recursive and is only ever called from Python
 (:class:`SearchState`): numba's on-disk cache cannot reload a jitted caller of
@@ -69,6 +83,7 @@ that cheaper than a recount.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, objmode
@@ -106,29 +121,131 @@ R_NR = 6
 R_NEXT = 7
 R_WIDTH = 8
 
+# _solve operations
+OP_SEARCH = 0  # the search on a subproblem
+OP_BUILD = 1  # rebuild the optimal tree of the root from the cache
+OP_GREEDY = 2  # a quick heuristic tree of the root
 
-@njit(cache=True)
+# options of every kernel (those of the other tree kernels, pybsnsing.kernels.enum)
+_JIT = {"cache": True, "error_model": "numpy", "_nrt": False, "no_cfunc_wrapper": True}
+# glue with a single caller (or a few lines): typed and compiled inside its caller
+_INLINE = {**_JIT, "inline": "always"}
+# kernels only other kernels call: no Python wrapper
+_INNER = {**_JIT, "no_cpython_wrapper": True}
+
+_M1 = np.int64(-1)
+_Z = np.int64(0)
+_1 = np.int64(1)
+_OPS = np.int64(OP_SEARCH)  # (a global int would be typed as a literal: a second compile)
+
+
+class Data(NamedTuple):
+    """Rows sorted by class and bit-packed per feature (see the module notes)."""
+
+    Xb: np.ndarray  # uint64 (m, W): feature f's rows, 64 per word
+    cws: np.ndarray  # int64 (C + 1,): class c owns the words cws[c] .. cws[c+1]-1
+    indptr: np.ndarray  # int64 (64 W + 1,): CSR over the padded row positions ...
+    indices: np.ndarray  # int32: ... of the features present (= 1) in each row
+    salt: np.ndarray  # uint64 (2, W): odd hash salts
+    cls_of_word: np.ndarray  # int64 (W,): class of each word
+    dens: np.ndarray  # float64 (2,): fraction of ones; 1.0 when row updates are enabled
+
+
+class Frames(NamedTuple):
+    """The open subproblems, two per level (the children of the node above)."""
+
+    masks: np.ndarray  # uint64 (L, 2, W): row bitsets
+    cnts: np.ndarray  # int64 (L, 2, C): class counts
+    hs: np.ndarray  # int64 (L, 2, 2): the two hashes of each row set
+    simm: np.ndarray  # uint64 (L, 2, W): similarity bound: the last two row sets ...
+    simh: np.ndarray  # int64 (L, 2, 2): ... their hashes ...
+    simv: np.ndarray  # int64 (L, 2): ... whether set ...
+    simnext: np.ndarray  # int64 (L,): ... and the slot written next
+    feats: np.ndarray  # int64 (L, m): the features that split the subproblem
+
+
+class Counters(NamedTuple):
+    """Frequency counters of the depth-two solver, with the context of the open
+    depth-three node (at most one is open at a time: one set of buffers serves)."""
+
+    on: np.ndarray  # int64 (L,): a depth-three node is open at this level ...
+    side: np.ndarray  # int64 (L,): ... on this side, ...
+    nfeat: np.ndarray  # int64 (L,): ... with this many local features ...
+    loc2glob: np.ndarray  # int64 (L, m): ... their global ids ...
+    glob2loc: np.ndarray  # int64 (L, m): ... and local ids (-1: none)
+    pg_valid: np.ndarray  # int64 (L,): the node's counters are in G[0]
+    cg_valid: np.ndarray  # int64 (L, 2): a child's counters are in G[cur]
+    G: np.ndarray  # int32 (slots, C, m, m): parent and two per side (or one)
+    colsT: np.ndarray  # uint64 (W + C, m): compacted columns
+    l2g_tmp: np.ndarray  # int64 (m,): features of a subproblem without context
+    g2l_tmp: np.ndarray  # int64 (m,)
+    lws: np.ndarray  # int64 (C + 1,): local class word starts
+    cur: np.ndarray  # int64 (L, 2): current counter slot per side
+    prev_mask: np.ndarray  # uint64 (L, 2, W): row set of the last counters per side
+    lst: np.ndarray  # int64 (m,): a row's local features
+    inc_ok: np.ndarray  # int64 (L, 2): row updates allowed
+    rowbuf: np.ndarray  # int32 (C, m): depth-two solver: counter rows ...
+    diag: np.ndarray  # int32 (C, m): ... and diagonals
+
+
+class Cache(NamedTuple):
+    """The dataset cache: open-addressing hash table of row sets -> linked records."""
+
+    tab: np.ndarray  # int64 (2^k, 3): hash 1, hash 2, first record (-1: free slot)
+    recs: np.ndarray  # int64 (records, R_WIDTH)
+
+
+class Scratch(NamedTuple):
+    """Work arrays of the depth-two solver and of the tree rebuild."""
+
+    out: np.ndarray  # int64 (3, 5): depth-two trees (cost, feature, nl, nr, nodes)
+    lr: np.ndarray  # int64 (2, C): class counts of the two sides of a split
+    srt: np.ndarray  # int64 (C,): sorted class counts
+    stk: np.ndarray  # int64 (2 L + 2, 6): rebuild stack
+    feature: np.ndarray  # int64 (K,): the rebuilt tree, pre-order ...
+    left: np.ndarray  # int64 (K,)
+    right: np.ndarray  # int64 (K,)
+    counts: np.ndarray  # int64 (K, C)
+
+
+class State(NamedTuple):
+    """Everything one search works on (see :class:`SearchState`)."""
+
+    dat: Data
+    fr: Frames
+    ctx: Counters
+    cache: Cache
+    tmp: Scratch
+    meta: np.ndarray  # int64 (M_SIZE,)
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------
+
+
+@njit(**_INNER)
 def _now() -> float:
     with objmode(t="float64"):
         t = time.perf_counter()
     return t
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _mix1(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _mix2(z):
     z = (z ^ (z >> np.uint64(33))) * np.uint64(0xFF51AFD7ED558CCD)
     z = (z ^ (z >> np.uint64(33))) * np.uint64(0xC4CEB9FE1A85EC53)
     return z ^ (z >> np.uint64(33))
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _norm(d, n):
     """Normalised budgets: n <= 2^d - 1 and d <= n."""
     cap = (np.int64(1) << d) - 1
@@ -139,80 +256,109 @@ def _norm(d, n):
     return d, n
 
 
-@njit(cache=True)
-def pack_data(X, codes, C, seed):
+@njit(**_INNER)
+def _leaf_mis(cnt):
+    tot = np.int64(0)
+    mx = np.int64(0)
+    for c in range(cnt.shape[0]):
+        tot += cnt[c]
+        if cnt[c] > mx:
+            mx = cnt[c]
+    return tot - mx
+
+
+@njit(**_INNER)
+def _node_cap(lb, ub, A, B, n):
+    """Most feature nodes a tree of cost <= ub can have (n when no tighter).
+
+    A tree of cost ``A * e + B * j <= ub`` with ``e >= e_lb`` errors has
+    ``j <= (ub - A * e_lb) / B``; ``e_lb = lb // A`` holds when ``B * n < A``
+    (then the node term never reaches a unit of A), else ``e_lb = 0``.
+    """
+    if B <= 0:
+        return n
+    elb = lb // A if B * n < A else np.int64(0)
+    cap = (ub - A * elb) // B
+    return cap if cap < n else n
+
+
+@njit(**_INNER)
+def _tick(meta, deadline):
+    """Count a unit of work; read the clock now and then. True when the search must stop.
+
+    Stops (only while ``meta[M_CHECK]`` is set) when out of time or when the
+    cache is full (the driver then grows it and resumes).
+    """
+    if meta[M_CHECK] == 0:
+        return False
+    if meta[M_TIMEOUT] != 0:
+        return True
+    meta[M_TICK] += 1
+    if meta[M_TICK] >= 16:
+        meta[M_TICK] = 0
+        if _now() > deadline:
+            meta[M_TIMEOUT] = 1
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------
+# data preparation (numpy: nothing to compile)
+# ---------------------------------------------------------------------------
+
+
+def _words(bits: np.ndarray) -> np.ndarray:
+    """uint64 words of a bool array whose last axis is a multiple of 64 long (bit b of
+    word w = element 64 w + b)."""
+    packed = np.packbits(bits, axis=-1, bitorder="little")
+    return np.ascontiguousarray(packed).view("<u8").astype(np.uint64)
+
+
+def pack_data(X: np.ndarray, codes: np.ndarray, C: int, seed: int):
     """Rows sorted by class (stably) and bit-packed per feature; see the module notes.
 
-    Returns ``(Xb, cws, indptr, indices, salt, cls_of_word, ones, root_mask)``:
-    ``ones`` is the number of ones in X, ``salt`` two rows of odd 64-bit hash salts
-    (splitmix64 from ``seed``).
+    ``X``: 0/1 matrix (n x m, uint8), ``codes``: class codes 0..C-1 (int64). Returns
+    ``(Xb, cws, indptr, indices, salt, cls_of_word, ones, root_mask)``: ``ones`` is the
+    number of ones in X, ``salt`` two rows of odd 64-bit hash salts (splitmix64 from
+    ``seed``), ``root_mask`` the bitset of all rows.
     """
     n, m = X.shape
-    counts = np.zeros(C, dtype=np.int64)
-    for i in range(n):
-        counts[codes[i]] += 1
+    counts = np.bincount(codes, minlength=C).astype(np.int64)
     cws = np.zeros(C + 1, dtype=np.int64)
-    for c in range(C):
-        cws[c + 1] = cws[c] + (counts[c] + 63) // 64
-    W = max(cws[C], np.int64(1))
-    nxt = np.zeros(C, dtype=np.int64)
-    for c in range(C):
-        nxt[c] = cws[c] * 64
-    XbT = np.zeros((W, m), dtype=np.uint64)  # transposed while filling (rows are contiguous)
+    np.cumsum((counts + 63) // 64, out=cws[1:])
+    W = max(int(cws[C]), 1)
     P = W * 64
+    order = np.argsort(codes, kind="stable")
+    first = np.zeros(C + 1, dtype=np.int64)  # first sorted row of each class
+    np.cumsum(counts, out=first[1:])
+    cls = codes[order]
+    pos = cws[cls] * 64 + (np.arange(n, dtype=np.int64) - first[cls])  # padded positions
+    Xp = np.zeros((P, m), dtype=bool)
+    Xp[pos] = X[order] != 0
+    Xb = _words(np.ascontiguousarray(Xp.T))
     indptr = np.zeros(P + 1, dtype=np.int64)
-    root = np.zeros(W, dtype=np.uint64)
-    pos = np.empty(n, dtype=np.int64)
-    ones = np.int64(0)
-    for i in range(n):
-        p = nxt[codes[i]]
-        nxt[codes[i]] = p + 1
-        pos[i] = p
-        w = p >> 6
-        sh = np.uint64(p & 63)
-        root[w] |= np.uint64(1) << sh
-        xw = XbT[w]
-        xi = X[i]
-        k = np.int64(0)
-        for j in range(m):
-            v = np.uint64(xi[j] != 0)
-            xw[j] |= v << sh
-            k += np.int64(v)
-        indptr[p + 1] = k
-        ones += k
-    Xb = np.empty((m, W), dtype=np.uint64)
-    for j in range(m):
-        for w in range(W):
-            Xb[j, w] = XbT[w, j]
-    for p in range(P):
-        indptr[p + 1] += indptr[p]
-    # every column is written, only the ones kept: rows in position order (a row's slack
-    # writes land on later rows' entries, written afterwards) and m entries of slack
-    inv = np.full(P, -1, dtype=np.int64)
-    for i in range(n):
-        inv[pos[i]] = i
-    indices = np.empty(ones + m, dtype=np.int32)
-    for p in range(P):
-        i = inv[p]
-        if i < 0:
-            continue
-        t = indptr[p]
-        xi = X[i]
-        for j in range(m):
-            indices[t] = j
-            t += np.int64(xi[j] != 0)
-    indices = indices[:ones]
+    np.cumsum(Xp.sum(axis=1), out=indptr[1:])
+    ones = int(indptr[P])
+    indices = np.empty(ones, dtype=np.int32)  # the present features, rows in position order
+    step = max(1, (1 << 22) // max(m, 1))  # in blocks of rows: bounded temporaries
+    for a in range(0, P, step):
+        nz = np.flatnonzero(Xp[a : a + step])
+        indices[indptr[a] : indptr[a] + nz.shape[0]] = nz % m
+    occupied = np.zeros(P, dtype=bool)
+    occupied[pos] = True
+    root = _words(occupied)
     cls_of_word = np.zeros(W, dtype=np.int64)
-    for c in range(C):
-        for w in range(cws[c], cws[c + 1]):
-            cls_of_word[w] = c
-    salt = np.empty((2, W), dtype=np.uint64)
-    z = np.uint64(seed)
-    for r in range(2):
-        for w in range(W):
-            z += np.uint64(0x9E3779B97F4A7C15)
-            salt[r, w] = _mix1(z) | np.uint64(1)
+    cls_of_word[: cws[C]] = np.repeat(np.arange(C, dtype=np.int64), np.diff(cws))
+    z = np.uint64(seed) + np.arange(1, 2 * W + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    salt = (_mix1.py_func(z) | np.uint64(1)).reshape(2, W)
     return Xb, cws, indptr, indices, salt, cls_of_word, ones, root
+
+
+def _hash_mask(mask: np.ndarray, salt: np.ndarray) -> tuple[int, int]:
+    """The two hashes of a row set (wrapping uint64 sums, as the kernels form them)."""
+    a1 = np.sum(_mix1.py_func(mask ^ salt[0]), dtype=np.uint64)
+    a2 = np.sum(_mix2.py_func(mask + salt[1]), dtype=np.uint64)
+    return tuple(int(v) for v in np.array([a1, a2], dtype=np.uint64).view(np.int64))
 
 
 # ---------------------------------------------------------------------------
@@ -220,7 +366,7 @@ def pack_data(X, codes, C, seed):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _tab_find(tab, h1, h2):
     """Slot of (h1, h2) in the table, or -1 - (free slot) when absent."""
     msk = tab.shape[0] - 1
@@ -233,8 +379,8 @@ def _tab_find(tab, h1, h2):
         i = (i + 1) & msk
 
 
-@njit(cache=True)
-def _cache_query(store, h1, h2, d, n):
+@njit(**_INNER)
+def _cache_query(tab, recs, h1, h2, d, n):
     """Lower bound and (if known) optimal root decision of a subproblem.
 
     Returns (lb, cost, feature, nl, nr); cost is -1 when the optimum for
@@ -242,12 +388,8 @@ def _cache_query(store, h1, h2, d, n):
     bounds; an optimum for budgets <= (d, n) that meets the lower bound is
     optimal for (d, n) as well.
     """
-    tab = store[0]
     i = _tab_find(tab, h1, h2)
-    if i < 0:
-        return np.int64(0), np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
-    recs = store[1]
-    r = tab[i, 2]
+    r = tab[i, 2] if i >= 0 else _M1
     lb = np.int64(0)
     sm_cost = INF
     sm_r = np.int64(-1)
@@ -256,27 +398,26 @@ def _cache_query(store, h1, h2, d, n):
         rn = recs[r, R_N]
         rc = recs[r, R_COST]
         if rd == d and rn == n and rc >= 0:
-            return rc, rc, recs[r, R_F], recs[r, R_NL], recs[r, R_NR]
+            sm_r = r
+            lb = rc
+            break
         if rd >= d and rn >= n and recs[r, R_LB] > lb:
             lb = recs[r, R_LB]
         if rd <= d and rn <= n and rc >= 0 and rc < sm_cost:
             sm_cost = rc
             sm_r = r
         r = recs[r, R_NEXT]
-    if sm_r >= 0 and sm_cost <= lb:
-        return sm_cost, sm_cost, recs[sm_r, R_F], recs[sm_r, R_NL], recs[sm_r, R_NR]
-    return lb, np.int64(-1), np.int64(-1), np.int64(0), np.int64(0)
+    if sm_r >= 0 and recs[sm_r, R_COST] <= lb:
+        c = recs[sm_r, R_COST]
+        return c, c, recs[sm_r, R_F], recs[sm_r, R_NL], recs[sm_r, R_NR]
+    return lb, _M1, _M1, _Z, _Z
 
 
-@njit(cache=True)
-def _cache_lb(store, h1, h2, d, n):
+@njit(**_INNER)
+def _cache_lb(tab, recs, h1, h2, d, n):
     """Best known lower bound (or optimum) of a subproblem for budgets (d, n)."""
-    tab = store[0]
     i = _tab_find(tab, h1, h2)
-    if i < 0:
-        return np.int64(0)
-    recs = store[1]
-    r = tab[i, 2]
+    r = tab[i, 2] if i >= 0 else _M1
     lb = np.int64(0)
     while r != -1:
         if recs[r, R_D] >= d and recs[r, R_N] >= n and recs[r, R_LB] > lb:
@@ -285,11 +426,9 @@ def _cache_lb(store, h1, h2, d, n):
     return lb
 
 
-@njit(cache=True)
-def _cache_put(store, meta, h1, h2, d, n, lb, cost, f, nl, nr):
+@njit(**_INNER)
+def _cache_put(tab, recs, meta, h1, h2, d, n, lb, cost, f, nl, nr):
     """Record a lower bound (cost = -1) or an optimal root decision."""
-    tab = store[0]
-    recs = store[1]
     i = _tab_find(tab, h1, h2)
     if i >= 0:
         r = tab[i, 2]
@@ -298,11 +437,7 @@ def _cache_put(store, meta, h1, h2, d, n, lb, cost, f, nl, nr):
                 if recs[r, R_COST] >= 0:
                     return
                 if cost >= 0:
-                    recs[r, R_COST] = cost
-                    recs[r, R_LB] = cost
-                    recs[r, R_F] = f
-                    recs[r, R_NL] = nl
-                    recs[r, R_NR] = nr
+                    _set_record(recs, r, d, n, cost, cost, f, nl, nr)
                 elif lb > recs[r, R_LB]:
                     recs[r, R_LB] = lb
                 return
@@ -313,13 +448,7 @@ def _cache_put(store, meta, h1, h2, d, n, lb, cost, f, nl, nr):
         if meta[M_CHECK] != 0:
             meta[M_TIMEOUT] = 2
         return
-    recs[k, R_D] = d
-    recs[k, R_N] = n
-    recs[k, R_LB] = cost if cost >= 0 else lb
-    recs[k, R_COST] = cost
-    recs[k, R_F] = f
-    recs[k, R_NL] = nl
-    recs[k, R_NR] = nr
+    _set_record(recs, k, d, n, cost if cost >= 0 else lb, cost, f, nl, nr)
     meta[M_RECN] = k + 1
     if i >= 0:
         recs[k, R_NEXT] = tab[i, 2]
@@ -333,12 +462,22 @@ def _cache_put(store, meta, h1, h2, d, n, lb, cost, f, nl, nr):
     meta[M_TABN] += 1
 
 
-@njit(cache=True)
-def _rehash(tab, cap):
-    """The hash table re-inserted into ``cap`` slots (a power of two)."""
-    nt = np.empty((cap, 3), dtype=np.int64)
-    nt[:, 2] = -1
-    msk = cap - 1
+@njit(**_INNER)
+def _set_record(recs, r, d, n, lb, cost, f, nl, nr):
+    recs[r, R_D] = d
+    recs[r, R_N] = n
+    recs[r, R_LB] = lb
+    recs[r, R_COST] = cost
+    recs[r, R_F] = f
+    recs[r, R_NL] = nl
+    recs[r, R_NR] = nr
+
+
+@njit(**_JIT)
+def _rehash(tab, nt):
+    """The hash table ``tab`` re-inserted into ``nt`` (a power of two of slots, all
+    free: column 2 = -1)."""
+    msk = nt.shape[0] - 1
     for s in range(tab.shape[0]):
         if tab[s, 2] != -1:
             j = tab[s, 0] & msk
@@ -347,7 +486,6 @@ def _rehash(tab, cap):
             nt[j, 0] = tab[s, 0]
             nt[j, 1] = tab[s, 1]
             nt[j, 2] = tab[s, 2]
-    return nt
 
 
 # ---------------------------------------------------------------------------
@@ -355,15 +493,21 @@ def _rehash(tab, cap):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _split_children(mask, col, m0, m1, cws, salt, cnt0, cnt1):
-    """m1 = mask & col, m0 = mask & ~col; class counts and hashes of both."""
-    C = cws.shape[0] - 1
+@njit(**_JIT)
+def _split(dat, fr, level, side, f):
+    """The two children of subproblem (level, side) on feature f into level + 1:
+    rows with f = 0 on side 0, f = 1 on side 1; their class counts and hashes."""
+    cws = dat.cws
+    salt = dat.salt
+    mask = fr.masks[level, side]
+    col = dat.Xb[f]
+    m0 = fr.masks[level + 1, 0]
+    m1 = fr.masks[level + 1, 1]
     a1 = np.uint64(0)
     a2 = np.uint64(0)
     b1 = np.uint64(0)
     b2 = np.uint64(0)
-    for c in range(C):
+    for c in range(cws.shape[0] - 1):
         s0 = np.uint64(0)
         s1 = np.uint64(0)
         for w in range(cws[c], cws[c + 1]):
@@ -378,40 +522,39 @@ def _split_children(mask, col, m0, m1, cws, salt, cnt0, cnt1):
             a2 += _mix2(z + salt[1, w])
             b1 += _mix1(y ^ salt[0, w])
             b2 += _mix2(y + salt[1, w])
-        cnt0[c] = np.int64(s0)
-        cnt1[c] = np.int64(s1)
-    return np.int64(a1), np.int64(a2), np.int64(b1), np.int64(b2)
+        fr.cnts[level + 1, 0, c] = np.int64(s0)
+        fr.cnts[level + 1, 1, c] = np.int64(s1)
+    hs = fr.hs
+    hs[level + 1, 0, 0] = np.int64(a1)
+    hs[level + 1, 0, 1] = np.int64(a2)
+    hs[level + 1, 1, 0] = np.int64(b1)
+    hs[level + 1, 1, 1] = np.int64(b2)
 
 
-@njit(cache=True)
-def _hash_mask(mask, salt):
-    a1 = np.uint64(0)
-    a2 = np.uint64(0)
-    for w in range(mask.shape[0]):
-        x = mask[w]
-        a1 += _mix1(x ^ salt[0, w])
-        a2 += _mix2(x + salt[1, w])
-    return np.int64(a1), np.int64(a2)
+@njit(**_INNER)
+def _split_features(Xb, mask, tot, fl):
+    """The features that split the ``tot`` rows of ``mask`` (some, not all, rows have
+    them) into ``fl``; returns their number."""
+    nF = 0
+    for f in range(Xb.shape[0]):
+        col = Xb[f]
+        s = np.int64(0)
+        for w in range(mask.shape[0]):
+            s += np.int64(popcnt(mask[w] & col[w]))
+        if s > 0 and s < tot:
+            fl[nF] = f
+            nF += 1
+    return np.int64(nF)
 
 
-@njit(cache=True)
-def _leaf_mis(cnt):
-    tot = np.int64(0)
-    mx = np.int64(0)
-    for c in range(cnt.shape[0]):
-        tot += cnt[c]
-        if cnt[c] > mx:
-            mx = cnt[c]
-    return tot - mx
-
-
-@njit(cache=True)
-def class_count_lb(cnt, n, A, B):
+@njit(**_JIT)
+def class_count_lb(cnt, n, A, B, srt):
     """Class-count lower bound of a subproblem with at most ``n`` feature nodes.
 
     A tree with j feature nodes has j + 1 leaves, so the rows of all but j + 1
     of the k classes present are misclassified: the bound is the minimum over
     j <= n of ``A * (sum of the k - j - 1 smallest class counts) + B * j``.
+    ``srt``: a work array of ``len(cnt)`` int64.
     """
     C = cnt.shape[0]
     if C == 2:
@@ -424,7 +567,6 @@ def class_count_lb(cnt, n, A, B):
         if n >= 1 and B < v:
             v = B
         return v
-    srt = np.empty(C, dtype=np.int64)
     k = 0
     for c in range(C):
         x = cnt[c]
@@ -454,9 +596,7 @@ def class_count_lb(cnt, n, A, B):
 # ---------------------------------------------------------------------------
 # frequency counters (per-class Gram matrices) and the depth-two solver
 # ---------------------------------------------------------------------------
-
-
-@njit(cache=True)
+@njit(**_INNER)
 def _gram(mask, cws, indptr, indices, g2l, mF, colsT, G, lws):
     """Per-class Gram matrices G[c, :mF, :mF] of the rows in ``mask``.
 
@@ -509,7 +649,7 @@ def _gram(mask, cws, indptr, indices, g2l, mF, colsT, G, lws):
                     gi[j] += np.int32(popcnt(a & row[j]))
 
 
-@njit(cache=True)
+@njit(**_INNER)
 def _gram_update(G, mF, new_mask, old_mask, cws, indptr, indices, g2l, cls_of_word, lst):
     """Turn the counters of ``old_mask`` into those of ``new_mask``, row by row."""
     for w in range(new_mask.shape[0]):
@@ -537,8 +677,20 @@ def _gram_update(G, mF, new_mask, old_mask, cws, indptr, indices, g2l, cls_of_wo
                         gu[lst[v]] += delta
 
 
-@njit(cache=True)
-def _d2_solve(P, M, has_m, N, mF, l2g, A, B, out, rowbuf, diag):
+@njit(**_INNER)
+def _offer(out, b, t, f, nl, nr, k):
+    """Keep the tree (cost t, feature f, child node budgets nl/nr, k nodes) as
+    ``out[b]`` when it is cheaper (ties: fewer nodes)."""
+    if t < out[b, 0] or (t == out[b, 0] and k < out[b, 4]):
+        out[b, 0] = t
+        out[b, 1] = f
+        out[b, 2] = nl
+        out[b, 3] = nr
+        out[b, 4] = k
+
+
+@njit(**_INNER)
+def _d2_solve(P, M, has_m, N, mF, l2g, A, B, out, rowbuf, diag, lr):
     """Optimal trees of depth <= 2 with 1, 2 and 3 feature nodes from counters.
 
     The counters are ``P`` (or ``P - M`` when ``has_m``: parent minus sibling,
@@ -546,7 +698,7 @@ def _d2_solve(P, M, has_m, N, mF, l2g, A, B, out, rowbuf, diag):
     ``out[b] = (cost, feature, nl, nr, nodes)`` for the budgets
     b = 0: (depth 1, 1 node), 1: (depth 2, 2 nodes), 2: (depth 2, 3 nodes);
     feature -1 is a leaf. nl/nr are the node counts (0 or 1) of the children.
-    Ties go to fewer nodes.
+    Ties go to fewer nodes. ``lr``: work array (2, C).
     """
     C = N.shape[0]
     ntot = np.int64(0)
@@ -562,8 +714,8 @@ def _d2_solve(P, M, has_m, N, mF, l2g, A, B, out, rowbuf, diag):
         out[b, 2] = 0
         out[b, 3] = 0
         out[b, 4] = 0
-    Lc = np.empty(C, dtype=np.int64)
-    Rc = np.empty(C, dtype=np.int64)
+    Lc = lr[0]
+    Rc = lr[1]
     for c in range(C):
         dc = diag[c]
         for j in range(mF):
@@ -652,46 +804,14 @@ def _d2_solve(P, M, has_m, N, mF, l2g, A, B, out, rowbuf, diag):
         if bestR < leafR and A * bestR + B < cR:
             cR = A * bestR + B
             nRn = 1
-        # budget (1, 1)
         t = A * (leafL + leafR) + B
-        if t < out[0, 0] or (t == out[0, 0] and 1 < out[0, 4]):
-            out[0, 0] = t
-            out[0, 1] = f
-            out[0, 2] = 0
-            out[0, 3] = 0
-            out[0, 4] = 1
-        # budget (2, 2)
-        if t < out[1, 0] or (t == out[1, 0] and 1 < out[1, 4]):
-            out[1, 0] = t
-            out[1, 1] = f
-            out[1, 2] = 0
-            out[1, 3] = 0
-            out[1, 4] = 1
+        _offer(out, 0, t, f, 0, 0, 1)  # budget (1, 1)
+        _offer(out, 1, t, f, 0, 0, 1)  # budget (2, 2)
         if nLn == 1:
-            t2 = cL + A * leafR + B
-            if t2 < out[1, 0] or (t2 == out[1, 0] and 2 < out[1, 4]):
-                out[1, 0] = t2
-                out[1, 1] = f
-                out[1, 2] = 1
-                out[1, 3] = 0
-                out[1, 4] = 2
+            _offer(out, 1, cL + A * leafR + B, f, 1, 0, 2)
         if nRn == 1:
-            t2 = A * leafL + cR + B
-            if t2 < out[1, 0] or (t2 == out[1, 0] and 2 < out[1, 4]):
-                out[1, 0] = t2
-                out[1, 1] = f
-                out[1, 2] = 0
-                out[1, 3] = 1
-                out[1, 4] = 2
-        # budget (2, 3)
-        t3 = cL + cR + B
-        k3 = 1 + nLn + nRn
-        if t3 < out[2, 0] or (t3 == out[2, 0] and k3 < out[2, 4]):
-            out[2, 0] = t3
-            out[2, 1] = f
-            out[2, 2] = nLn
-            out[2, 3] = nRn
-            out[2, 4] = k3
+            _offer(out, 1, A * leafL + cR + B, f, 0, 1, 2)
+        _offer(out, 2, cL + cR + B, f, nLn, nRn, 1 + nLn + nRn)  # budget (2, 3)
 
 
 # ---------------------------------------------------------------------------
@@ -699,33 +819,13 @@ def _d2_solve(P, M, has_m, N, mF, l2g, A, B, out, rowbuf, diag):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _tick(meta, deadline):
-    """Count a unit of work; read the clock now and then. True when the search must stop.
-
-    Stops (only while ``meta[M_CHECK]`` is set) when out of time or when the
-    cache is full (the driver then grows it and resumes).
-    """
-    if meta[M_CHECK] == 0:
-        return False
-    if meta[M_TIMEOUT] != 0:
-        return True
-    meta[M_TICK] += 1
-    if meta[M_TICK] >= 16:
-        meta[M_TICK] = 0
-        if _now() > deadline:
-            meta[M_TIMEOUT] = 1
-            return True
-    return False
-
-
-@njit(cache=True)
-def _sim_lb(simm, simh, simv, store, level, mask, d, n, A, lb):
+@njit(**_INNER)
+def _sim_lb(simm, simh, simv, tab, recs, level, mask, d, n, A, lb):
     """Similarity lower bound: T(D_new) >= T(D_old) - A * |D_old minus D_new|."""
     for s in range(2):
         if simv[level, s] == 0:
             continue
-        old = _cache_lb(store, simh[level, s, 0], simh[level, s, 1], d, n)
+        old = _cache_lb(tab, recs, simh[level, s, 0], simh[level, s, 1], d, n)
         if old <= lb:
             continue
         om = simm[level, s]
@@ -738,106 +838,45 @@ def _sim_lb(simm, simh, simv, store, level, mask, d, n, A, lb):
     return lb
 
 
-@njit(cache=True)
-def _sim_push(simm, simh, simv, simnext, level, mask, h1, h2):
+@njit(**_INNER)
+def _sim_push(fr, level, side):
+    """Remember subproblem (level, side) for the similarity bound of its level."""
+    h1 = fr.hs[level, side, 0]
+    h2 = fr.hs[level, side, 1]
+    simh = fr.simh
     for s in range(2):
-        if simv[level, s] != 0 and simh[level, s, 0] == h1 and simh[level, s, 1] == h2:
+        if fr.simv[level, s] != 0 and simh[level, s, 0] == h1 and simh[level, s, 1] == h2:
             return
-    s = simnext[level]
+    s = fr.simnext[level]
+    mask = fr.masks[level, side]
     for w in range(mask.shape[0]):  # a loop, not a slice copy (see the module notes)
-        simm[level, s, w] = mask[w]
+        fr.simm[level, s, w] = mask[w]
     simh[level, s, 0] = h1
     simh[level, s, 1] = h2
-    simv[level, s] = 1
-    simnext[level] = 1 - s
+    fr.simv[level, s] = 1
+    fr.simnext[level] = 1 - s
 
 
-@njit(cache=True)
-def _counters(dat, buf, ctx, meta, level, side):
-    """Frequency counters of subproblem (level, side).
-
-    Returns ``(P, M, has_m, mF, l2g)``: the counters are ``P`` (or ``P - M``
-    when ``has_m``) over ``mF`` local features with global ids ``l2g``.
-    Under a depth-three node (context at level - 1) the counters live in the
-    node's local feature space and are obtained, cheapest first, as the
-    parent's counters minus the sibling's (when the sibling's are known or the
-    sibling is the smaller side), from the previous feature's counters of the
-    same side by row updates, or by a recount.
-    """
-    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
-    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
-    (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
-    mask = masks[level, side]
-    p = level - 1
-    if p >= 0 and ctx_on[p] != 0:
-        mF = ctx_mF[p]
-        g2l = glob2loc[p]
-        Gp = Gbuf  # one buffer: a single depth-three node is open at a time
-        if cg_valid[p, side] != 0:
-            return Gp[cur[p, side]], Gp[0], False, mF, loc2glob[p]
-        o = 1 - side
-        if cg_valid[p, o] != 0 and pg_valid[p] != 0:
-            meta[M_NSUB] += 1
-            return Gp[0], Gp[cur[p, o]], True, mF, loc2glob[p]
-        mine = np.int64(0)
-        other = np.int64(0)
-        for c in range(cnts.shape[2]):
-            mine += cnts[level, side, c]
-            other += cnts[level, o, c]
-        if mine <= other or cg_valid[p, o] != 0:
-            _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, mine)
-            cg_valid[p, side] = 1
-            return Gp[cur[p, side]], Gp[0], False, mF, loc2glob[p]
-        if pg_valid[p] == 0:
-            _gram(masks[p, ctx_side[p]], cws, indptr, indices, g2l, mF, colsT, Gp[0], lws)
-            pg_valid[p] = 1
-            meta[M_NGRAM] += 1
-        _child_gram(dat, ctx, meta, p, o, masks[level, o], mF, g2l, other)
-        cg_valid[p, o] = 1
-        meta[M_NSUB] += 1
-        return Gp[0], Gp[cur[p, o]], True, mF, loc2glob[p]
-    # no parent context: count over the features that split this subproblem
-    m = Xb.shape[0]
-    tot = np.int64(0)
-    for c in range(cnts.shape[2]):
-        tot += cnts[level, side, c]
-    mF = np.int64(0)
-    for f in range(m):
-        col = Xb[f]
-        s = np.int64(0)
-        for w in range(mask.shape[0]):
-            s += np.int64(popcnt(mask[w] & col[w]))
-        if s > 0 and s < tot:
-            g2l_tmp[f] = mF
-            l2g_tmp[mF] = f
-            mF += 1
-        else:
-            g2l_tmp[f] = -1
-    _gram(mask, cws, indptr, indices, g2l_tmp, mF, colsT, Gtmp, lws)
-    meta[M_NGRAM] += 1
-    return Gtmp, Gtmp, False, mF, l2g_tmp
+@njit(**_INNER)
+def _next_slot(cx, p, side):
+    """The counter buffer for a new matrix of ``side`` (the last one is kept intact)."""
+    if cx.G.shape[0] == 3:
+        return 1 + side
+    base = 1 + 2 * side
+    return base if cx.cur[p, side] != base else base + 1
 
 
-@njit(cache=True)
-def _fresh_slot(ctx, p, side, mask):
-    """Pick the counter buffer for a new matrix of ``side``; keep the last one intact."""
-    (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
-    if Gbuf.shape[0] == 3:
-        k = 1 + side
-    else:
-        base = 1 + 2 * side
-        k = base if cur[p, side] != base else base + 1
-    cur[p, side] = k
+@njit(**_INNER)
+def _use_slot(cx, p, side, k, mask):
+    """Make buffer k the current counters of ``side``, computed for the rows ``mask``."""
+    cx.cur[p, side] = k
     for w in range(mask.shape[0]):
-        prev_mask[p, side, w] = mask[w]
-    inc_ok[p, side] = 1
-    return k
+        cx.prev_mask[p, side, w] = mask[w]
+    cx.inc_ok[p, side] = 1
 
 
-@njit(cache=True)
-def _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, size):
+@njit(**_INLINE)
+def _child_gram(dat, cx, meta, p, side, mask, mF, size):
     """Counters of one child of the depth-three node at level p (into a fresh buffer).
 
     Either recounted from scratch or updated row by row from the last counters
@@ -848,99 +887,167 @@ def _child_gram(dat, ctx, meta, p, side, mask, mF, g2l, size):
     row), zeroing the C matrices and ~mF^2 / 4 vectorised popcount steps per
     64-row word.
     """
-    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
-    (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
-    Gp = Gbuf
-    if inc_ok[p, side] != 0 and dens[1] != 0.0:
-        pm = prev_mask[p, side]
+    G = cx.G
+    g2l = cx.glob2loc[p]
+    k = _next_slot(cx, p, side)
+    if cx.inc_ok[p, side] != 0 and dat.dens[1] != 0.0:
+        pm = cx.prev_mask[p, side]
         nd = np.int64(0)
         for w in range(mask.shape[0]):
             nd += np.int64(popcnt(mask[w] ^ pm[w]))
-        kf = dens[0] * mF
-        C = cws.shape[0] - 1
+        kf = dat.dens[0] * mF
+        C = dat.cws.shape[0] - 1
         words = (size + 63) // 64 + C
         inc_cost = C * mF * mF + 2.0 * nd * kf * kf
         rec_cost = mF * mF * (C + 0.25 * words) + size * kf
         if inc_cost < rec_cost:
-            src = cur[p, side]
-            base = 1 + 2 * side
-            k = base if src != base else base + 1
-            Gs = Gp[src]
-            Go = Gp[k]
+            Gs = G[cx.cur[p, side]]
+            Go = G[k]
             for c in range(Go.shape[0]):
                 for i in range(mF):
                     gi = Go[c, i]
                     hi = Gs[c, i]
                     for j in range(mF):
                         gi[j] = hi[j]
-            _gram_update(Go, mF, mask, pm, cws, indptr, indices, g2l, cls_of_word, lst)
-            _fresh_slot(ctx, p, side, mask)  # now marks slot k current, remembers mask
+            _gram_update(
+                Go, mF, mask, pm, dat.cws, dat.indptr, dat.indices, g2l, dat.cls_of_word, cx.lst
+            )
+            _use_slot(cx, p, side, k, mask)  # after the update: it overwrites pm
             meta[M_NINC] += 1
             return
-    k = _fresh_slot(ctx, p, side, mask)
-    _gram(mask, cws, indptr, indices, g2l, mF, colsT, Gp[k], lws)
+    _use_slot(cx, p, side, k, mask)
+    _gram(mask, dat.cws, dat.indptr, dat.indices, g2l, mF, cx.colsT, G[k], cx.lws)
     meta[M_NGRAM] += 1
 
 
-@njit(cache=True)
-def _child_lb(store, cnts, hs, level, side, d, n, A, B):
+@njit(**_INNER)
+def _counters(dat, fr, cx, meta, level, side):
+    """Frequency counters of subproblem (level, side).
+
+    Returns ``(P, M, has_m, mF, l2g)``: the counters are ``P`` (or ``P - M``
+    when ``has_m``) over ``mF`` local features with global ids ``l2g``.
+    Under a depth-three node (context at level - 1) the counters live in the
+    node's local feature space and are obtained, cheapest first, as the
+    parent's counters minus the sibling's (when the sibling's are known or the
+    sibling is the smaller side), from the previous feature's counters of the
+    same side by row updates, or by a recount.
+    """
+    G = cx.G  # one buffer: a single depth-three node is open at a time
+    mask = fr.masks[level, side]
+    p = level - 1
+    if p >= 0 and cx.on[p] != 0:
+        mF = cx.nfeat[p]
+        l2g = cx.loc2glob[p]
+        if cx.cg_valid[p, side] != 0:
+            return G[cx.cur[p, side]], G[0], False, mF, l2g
+        o = 1 - side
+        if cx.cg_valid[p, o] != 0 and cx.pg_valid[p] != 0:
+            meta[M_NSUB] += 1
+            return G[0], G[cx.cur[p, o]], True, mF, l2g
+        mine = np.int64(0)
+        other = np.int64(0)
+        for c in range(fr.cnts.shape[2]):
+            mine += fr.cnts[level, side, c]
+            other += fr.cnts[level, o, c]
+        # count this side when it is the smaller one (or the other side's counters are
+        # known), else the other side: this side's are then the parent's minus those
+        own = mine <= other or cx.cg_valid[p, o] != 0
+        if not own and cx.pg_valid[p] == 0:
+            _gram(
+                fr.masks[p, cx.side[p]],
+                dat.cws,
+                dat.indptr,
+                dat.indices,
+                cx.glob2loc[p],
+                mF,
+                cx.colsT,
+                G[0],
+                cx.lws,
+            )
+            cx.pg_valid[p] = 1
+            meta[M_NGRAM] += 1
+        c = side if own else o
+        _child_gram(dat, cx, meta, p, c, fr.masks[level, c], mF, mine if own else other)
+        cx.cg_valid[p, c] = 1
+        if own:
+            return G[cx.cur[p, side]], G[0], False, mF, l2g
+        meta[M_NSUB] += 1
+        return G[0], G[cx.cur[p, o]], True, mF, l2g
+    # no parent context: count over the features that split this subproblem
+    tot = np.int64(0)
+    for c in range(fr.cnts.shape[2]):
+        tot += fr.cnts[level, side, c]
+    l2g = cx.l2g_tmp
+    g2l = cx.g2l_tmp
+    mF = _split_features(dat.Xb, mask, tot, l2g)
+    for f in range(g2l.shape[0]):
+        g2l[f] = -1
+    for k in range(mF):
+        g2l[l2g[k]] = k
+    _gram(mask, dat.cws, dat.indptr, dat.indices, g2l, mF, cx.colsT, G[0], cx.lws)
+    meta[M_NGRAM] += 1
+    return G[0], G[0], False, mF, l2g
+
+
+@njit(**_INNER)
+def _child_lb(tab, recs, fr, srt, level, side, d, n, A, B):
+    """Lower bound of child (level, side) for budgets (d, n): leaf, cache, class counts."""
     d, n = _norm(d, n)
-    cnt = cnts[level, side]
+    cnt = fr.cnts[level, side]
     lm = _leaf_mis(cnt)
     if d == 0 or lm == 0:
         return A * lm
-    lb = _cache_lb(store, hs[level, side, 0], hs[level, side, 1], d, n)
-    cc = class_count_lb(cnt, n, A, B)
+    lb = _cache_lb(tab, recs, fr.hs[level, side, 0], fr.hs[level, side, 1], d, n)
+    cc = class_count_lb(cnt, n, A, B, srt)
     return cc if cc > lb else lb
 
 
-@njit(cache=True)
-def _node_cap(lb, ub, A, B, n):
-    """Most feature nodes a tree of cost <= ub can have (n when no tighter).
-
-    A tree of cost ``A * e + B * j <= ub`` with ``e >= e_lb`` errors has
-    ``j <= (ub - A * e_lb) / B``; ``e_lb = lb // A`` holds when ``B * n < A``
-    (then the node term never reaches a unit of A), else ``e_lb = 0``.
-    """
-    if B <= 0:
-        return n
-    elb = lb // A if B * n < A else np.int64(0)
-    cap = (ub - A * elb) // B
-    return cap if cap < n else n
-
-
-@njit(cache=True)
-def _solve_d2(dat, buf, ctx, store, meta, A, B, level, side, d, n, ub):
-    """The depth-two solver on subproblem (level, side): budgets d <= 2 (normalised)."""
-    _1 = np.int64(1)
-    _2 = np.int64(2)
-    _3 = np.int64(3)
-    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
-    cnt = cnts[level, side]
-    h1 = hs[level, side, 0]
-    h2 = hs[level, side, 1]
-    P, M, has_m, mF, l2g = _counters(dat, buf, ctx, meta, level, side)
-    rowbuf = ctx[17]
-    diag = ctx[18]
-    out = np.empty((3, 5), dtype=np.int64)
-    _d2_solve(P, M, has_m, cnt, mF, l2g, A, B, out, rowbuf, diag)
+@njit(**_INLINE)
+def _solve_d2(st, A, B, level, side, d, n, ub):
+    """The depth-two solver on subproblem (level, side): budgets d <= 2 (normalised).
+    Records the optima of the budgets (1, 1), (2, 2) and (2, 3) in the cache."""
+    fr = st.fr
+    tab = st.cache.tab
+    recs = st.cache.recs
+    meta = st.meta
+    out = st.tmp.out
+    h1 = fr.hs[level, side, 0]
+    h2 = fr.hs[level, side, 1]
+    P, M, has_m, mF, l2g = _counters(st.dat, fr, st.ctx, meta, level, side)
+    _d2_solve(
+        P, M, has_m, fr.cnts[level, side], mF, l2g, A, B, out, st.ctx.rowbuf, st.ctx.diag, st.tmp.lr
+    )
     meta[M_NTERM] += 1
-    _cache_put(store, meta, h1, h2, _1, _1, out[0, 0], out[0, 0], out[0, 1], out[0, 2],
-               out[0, 3])
-    _cache_put(store, meta, h1, h2, _2, _2, out[1, 0], out[1, 0], out[1, 1], out[1, 2],
-               out[1, 3])
-    _cache_put(store, meta, h1, h2, _2, _3, out[2, 0], out[2, 0], out[2, 1], out[2, 2],
-               out[2, 3])
-    _sim_push(simm, simh, simv, simnext, level, masks[level, side], h1, h2)
+    for b in range(3):
+        _cache_put(
+            tab,
+            recs,
+            meta,
+            h1,
+            h2,
+            min(b + 1, 2),
+            np.int64(b + 1),
+            out[b, 0],
+            out[b, 0],
+            out[b, 1],
+            out[b, 2],
+            out[b, 3],
+        )
+    _sim_push(fr, level, side)
     b = 0 if d == 1 else (1 if n == 2 else 2)
-    if out[b, 0] <= ub:
-        return 1, out[b, 0], out[b, 1], out[b, 2], out[b, 3]
-    return 0, out[b, 0], out[b, 1], out[b, 2], out[b, 3]
+    return (1 if out[b, 0] <= ub else 0), out[b, 0], out[b, 1], out[b, 2], out[b, 3]
 
 
-@njit(cache=True)
-def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
+@njit(**_INNER)
+def _no_tree(tab, recs, meta, h1, h2, d, n, lb, ub):
+    """No tree of (d, n) costs <= ub: record (and return) the bound max(lb, ub + 1)."""
+    nlb = max(lb, ub + 1)
+    _cache_put(tab, recs, meta, h1, h2, d, n, nlb, _M1, _M1, _Z, _Z)
+    return nlb
+
+
+@njit(**_JIT)
+def _solve(st, op, A, B, deadline, level, side, d, n, ub):
     """Optimal tree of subproblem (level, side) with budgets (d, n) and cost <= ub.
 
     Returns (status, cost, feature, nl, nr): status 1 = found (cost is the
@@ -952,108 +1059,93 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     than k nodes are sought), so the search runs on the budgets (d', n') =
     normalised (d, cap) and tightens the cap as better trees are found; the
     answer is the answer for (d, n) as well.
+
+    ``op`` OP_BUILD / OP_GREEDY: the tree of the root instead (see ``_build``);
+    returns (nodes, 0, -1, 0, 0). One entry point, so that the depth-two solver
+    is compiled into one caller only.
     """
-    # int64 constants for the helpers' arguments: literal ints would compile every helper
-    # once per distinct literal (numba types a literal argument as its own type)
-    _M1 = np.int64(-1)
-    _Z = np.int64(0)
-    _1 = np.int64(1)
-    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
-    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
+    if op != OP_SEARCH:
+        k = _build(st, A, B, d, n, _1 if op == OP_GREEDY else _Z)
+        return k, _Z, _M1, _Z, _Z
+    fr = st.fr
+    tab = st.cache.tab
+    recs = st.cache.recs
+    meta = st.meta
     d, n = _norm(d, n)
-    cnt = cnts[level, side]
+    cnt = fr.cnts[level, side]
     lm = _leaf_mis(cnt)
     leaf = A * lm
     if d == 0 or lm == 0:
-        if leaf <= ub:
-            return 1, leaf, -1, 0, 0
-        return 0, leaf, -1, 0, 0
-    h1 = hs[level, side, 0]
-    h2 = hs[level, side, 1]
-    lb, cost, f, nl, nr = _cache_query(store, h1, h2, d, n)
+        return (1 if leaf <= ub else 0), leaf, _M1, _Z, _Z
+    h1 = fr.hs[level, side, 0]
+    h2 = fr.hs[level, side, 1]
+    lb, cost, f, nl, nr = _cache_query(tab, recs, h1, h2, d, n)
     if cost >= 0:
-        if cost <= ub:
-            return 1, cost, f, nl, nr
-        return 0, cost, f, nl, nr
+        return (1 if cost <= ub else 0), cost, f, nl, nr
     if _tick(meta, deadline):
-        return -1, 0, -1, 0, 0
-    mask = masks[level, side]
-    cc = class_count_lb(cnt, n, A, B)
+        return -1, _Z, _M1, _Z, _Z
+    mask = fr.masks[level, side]
+    cc = class_count_lb(cnt, n, A, B, st.tmp.srt)
     if cc > lb:
         lb = cc
     lb0 = lb
-    lb = _sim_lb(simm, simh, simv, store, level, mask, d, n, A, lb)
+    lb = _sim_lb(fr.simm, fr.simh, fr.simv, tab, recs, level, mask, d, n, A, lb)
     if lb >= leaf:
-        _cache_put(store, meta, h1, h2, d, n, leaf, leaf, _M1, _Z, _Z)
-        if leaf <= ub:
-            return 1, leaf, -1, 0, 0
-        return 0, leaf, -1, 0, 0
+        _cache_put(tab, recs, meta, h1, h2, d, n, leaf, leaf, _M1, _Z, _Z)
+        return (1 if leaf <= ub else 0), leaf, _M1, _Z, _Z
     if lb > ub:
         if lb > lb0:
             meta[M_NSIM] += 1
-        _cache_put(store, meta, h1, h2, d, n, lb, _M1, _M1, _Z, _Z)
-        return 0, lb, -1, 0, 0
+        _cache_put(tab, recs, meta, h1, h2, d, n, lb, _M1, _M1, _Z, _Z)
+        return 0, lb, _M1, _Z, _Z
 
-    if d <= 2:
-        return _solve_d2(dat, buf, ctx, store, meta, A, B, level, side, d, n, ub)
-
-    # node cap from the upper bound
+    # node cap from the upper bound (the depth-two solver takes the budgets as they are)
     d0 = d
     n0 = n
     ub0 = ub
-    cap = _node_cap(lb, ub, A, B, n)
-    if cap < n:
-        if cap < 1:  # a split costs more than ub: the leaf or nothing
-            if leaf <= ub:
-                _cache_put(store, meta, h1, h2, d0, n0, leaf, leaf, _M1, _Z, _Z)
-                return 1, leaf, -1, 0, 0
-            nlb = max(lb, ub0 + 1)
-            _cache_put(store, meta, h1, h2, d0, n0, nlb, _M1, _M1, _Z, _Z)
-            return 0, nlb, -1, 0, 0
-        d, n = _norm(d, cap)
-        if d <= 2:
-            st, v, f, nl, nr = _solve_d2(dat, buf, ctx, store, meta, A, B, level, side, d, n,
-                                         ub)
-            if st == 1:
-                _cache_put(store, meta, h1, h2, d0, n0, v, v, f, nl, nr)
-                return st, v, f, nl, nr
-            nlb = max(lb, ub0 + 1)
-            _cache_put(store, meta, h1, h2, d0, n0, nlb, _M1, _M1, _Z, _Z)
-            return 0, nlb, -1, 0, 0
+    capped = False
+    if d > 2:
+        cap = _node_cap(lb, ub, A, B, n)
+        if cap < n:
+            if cap < 1:  # a split costs more than ub: the leaf or nothing
+                if leaf <= ub:
+                    _cache_put(tab, recs, meta, h1, h2, d0, n0, leaf, leaf, _M1, _Z, _Z)
+                    return 1, leaf, _M1, _Z, _Z
+                return 0, _no_tree(tab, recs, meta, h1, h2, d0, n0, lb, ub0), _M1, _Z, _Z
+            d, n = _norm(d, cap)
+            capped = True
+    if d <= 2:
+        s2, v, f, nl, nr = _solve_d2(st, A, B, level, side, d, n, ub)
+        if not capped:
+            return s2, v, f, nl, nr
+        if s2 == 1:
+            _cache_put(tab, recs, meta, h1, h2, d0, n0, v, v, f, nl, nr)
+            return s2, v, f, nl, nr
+        return 0, _no_tree(tab, recs, meta, h1, h2, d0, n0, lb, ub0), _M1, _Z, _Z
 
     # ---- general case ----
-    (ctx_on, ctx_side, ctx_mF, loc2glob, glob2loc, pg_valid, cg_valid, Gbuf, colsT, Gtmp,
-     l2g_tmp, g2l_tmp, lws, cur, prev_mask, lst, inc_ok, rowbuf, diag) = ctx
+    cx = st.ctx
     meta[M_NGEN] += 1
-    m = Xb.shape[0]
     tot = np.int64(0)
     for c in range(cnt.shape[0]):
         tot += cnt[c]
-    fl = feats[level]
-    nF = 0
-    for ff in range(m):
-        col = Xb[ff]
-        s = np.int64(0)
-        for w in range(mask.shape[0]):
-            s += np.int64(popcnt(mask[w] & col[w]))
-        if s > 0 and s < tot:
-            fl[nF] = ff
-            nF += 1
+    fl = fr.feats[level]
+    nF = _split_features(st.dat.Xb, mask, tot, fl)
     use_ctx = d == 3
     if use_ctx:
         # counters context for the depth-two children
-        g2l = glob2loc[level]
-        for k in range(ctx_mF[level]):
-            g2l[loc2glob[level, k]] = -1
+        g2l = cx.glob2loc[level]
+        for k in range(cx.nfeat[level]):
+            g2l[cx.loc2glob[level, k]] = -1
         for k in range(nF):
-            loc2glob[level, k] = fl[k]
+            cx.loc2glob[level, k] = fl[k]
             g2l[fl[k]] = k
-        ctx_mF[level] = nF
-        ctx_on[level] = 1
-        ctx_side[level] = side
-        pg_valid[level] = 0
-        inc_ok[level, 0] = 0
-        inc_ok[level, 1] = 0
+        cx.nfeat[level] = nF
+        cx.on[level] = 1
+        cx.side[level] = side
+        cx.pg_valid[level] = 0
+        cx.inc_ok[level, 0] = 0
+        cx.inc_ok[level, 1] = 0
 
     best = INF
     bf = np.int64(-1)
@@ -1062,13 +1154,9 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
     if leaf <= ub:
         best = leaf
         ub = leaf - 1
-        cap = _node_cap(lb, ub, A, B, n)
-        if cap < n:
-            n = cap
+        n = _node_cap(lb, ub, A, B, n)
     refined = INF
     half = (np.int64(1) << (d - 1)) - 1
-    c0 = cnts[level + 1, 0]
-    c1 = cnts[level + 1, 1]
     timed_out = False
     for k in range(nF):
         if best <= lb or n < 1:
@@ -1076,23 +1164,16 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
         lo = max(np.int64(0), n - 1 - half)
         hi = min(half, n - 1)
         ff = fl[k]
-        a1, a2, b1, b2 = _split_children(mask, Xb[ff], masks[level + 1, 0], masks[level + 1, 1],
-                                         cws, salt, c0, c1)
-        hs[level + 1, 0, 0] = a1
-        hs[level + 1, 0, 1] = a2
-        hs[level + 1, 1, 0] = b1
-        hs[level + 1, 1, 1] = b2
+        _split(st.dat, fr, level, side, ff)
         if use_ctx:
-            cg_valid[level, 0] = 0
-            cg_valid[level, 1] = 0
-        lmL = _leaf_mis(c0)
-        lmR = _leaf_mis(c1)
-        first = 0 if lmL >= lmR else 1
-        nn = n
+            cx.cg_valid[level, 0] = 0
+            cx.cg_valid[level, 1] = 0
+        first = 0 if _leaf_mis(fr.cnts[level + 1, 0]) >= _leaf_mis(fr.cnts[level + 1, 1]) else 1
+        nn = n  # the node budget of this feature (n shrinks as better trees are found)
         for nL in range(lo, hi + 1):
             nR = nn - 1 - nL
-            lbL = _child_lb(store, cnts, hs, level + 1, _Z, d - 1, nL, A, B)
-            lbR = _child_lb(store, cnts, hs, level + 1, _1, d - 1, nR, A, B)
+            lbL = _child_lb(tab, recs, fr, st.tmp.srt, level + 1, _Z, d - 1, nL, A, B)
+            lbR = _child_lb(tab, recs, fr, st.tmp.srt, level + 1, _1, d - 1, nR, A, B)
             if lbL + lbR + B > ub:
                 if lbL + lbR + B < refined:
                     refined = lbL + lbR + B
@@ -1105,8 +1186,9 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
                 n1 = nR
                 n2 = nL
                 lb2 = lbL
-            st1, v1, _f1, _l1, _r1 = _solve(dat, buf, ctx, store, meta, A, B, deadline,
-                                             level + 1, first, d - 1, n1, ub - lb2 - B)
+            st1, v1, _f1, _l1, _r1 = _solve(
+                st, _OPS, A, B, deadline, level + 1, np.int64(first), d - 1, n1, ub - lb2 - B
+            )
             if st1 < 0:
                 timed_out = True
                 break
@@ -1114,8 +1196,9 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
                 if v1 + lb2 + B < refined:
                     refined = v1 + lb2 + B
                 continue
-            st2, v2, _f2, _l2, _r2 = _solve(dat, buf, ctx, store, meta, A, B, deadline,
-                                             level + 1, 1 - first, d - 1, n2, ub - v1 - B)
+            st2, v2, _f2, _l2, _r2 = _solve(
+                st, _OPS, A, B, deadline, level + 1, np.int64(1 - first), d - 1, n2, ub - v1 - B
+            )
             if st2 < 0:
                 timed_out = True
                 break
@@ -1129,9 +1212,7 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
             bnl = nL
             bnr = nR
             ub = total - 1
-            cap = _node_cap(lb, ub, A, B, n)
-            if cap < n:
-                n = cap  # the next features search smaller budgets
+            n = _node_cap(lb, ub, A, B, n)  # the next features search smaller budgets
             if level == 0:
                 meta[M_RB_COST] = best
                 meta[M_RB_F] = bf
@@ -1145,59 +1226,62 @@ def _solve(dat, buf, ctx, store, meta, A, B, deadline, level, side, d, n, ub):
             timed_out = True
             break
     if use_ctx:
-        ctx_on[level] = 0
+        cx.on[level] = 0
     if timed_out:
         return -1, best, bf, bnl, bnr
     if best < INF:
-        _cache_put(store, meta, h1, h2, d0, n0, best, best, bf, bnl, bnr)
-        _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
+        _cache_put(tab, recs, meta, h1, h2, d0, n0, best, best, bf, bnl, bnr)
+        _sim_push(fr, level, side)
         return 1, best, bf, bnl, bnr
     newlb = min(refined, leaf)
     if lb > newlb:
         newlb = lb
     if n0 != n or d0 != d:
         # refined bounds hold for the capped budgets; (d0, n0) only gets ub0 + 1
-        _cache_put(store, meta, h1, h2, d, n, newlb, _M1, _M1, _Z, _Z)
+        _cache_put(tab, recs, meta, h1, h2, d, n, newlb, _M1, _M1, _Z, _Z)
         newlb = max(lb, ub0 + 1)
-    _cache_put(store, meta, h1, h2, d0, n0, newlb, _M1, _M1, _Z, _Z)
-    _sim_push(simm, simh, simv, simnext, level, mask, h1, h2)
-    return 0, newlb, -1, 0, 0
+    _cache_put(tab, recs, meta, h1, h2, d0, n0, newlb, _M1, _M1, _Z, _Z)
+    _sim_push(fr, level, side)
+    return 0, newlb, _M1, _Z, _Z
 
 
-@njit(cache=True)
-def _prepare_children(dat, buf, level, side, f):
-    """Write the two children of (level, side) on feature f into level + 1."""
-    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
-    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
-    a1, a2, b1, b2 = _split_children(masks[level, side], Xb[f], masks[level + 1, 0],
-                                     masks[level + 1, 1], cws, salt, cnts[level + 1, 0],
-                                     cnts[level + 1, 1])
-    hs[level + 1, 0, 0] = a1
-    hs[level + 1, 0, 1] = a2
-    hs[level + 1, 1, 0] = b1
-    hs[level + 1, 1, 1] = b2
-
-
-@njit(cache=True)
-def _decision(dat, buf, ctx, store, meta, A, B, level, side, d, n):
+@njit(**_INLINE)
+def _decision(st, A, B, level, side, d, n):
     """Optimal root decision (feature, nl, nr) of a subproblem from the cache, or from
     the depth-two solver for d <= 2; feature -2 when a d >= 3 record is missing."""
-    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
+    fr = st.fr
     d, n = _norm(d, n)
-    if d == 0 or _leaf_mis(cnts[level, side]) == 0:
-        return np.int64(-1), np.int64(0), np.int64(0)
-    lb, cost, f, nl, nr = _cache_query(store, hs[level, side, 0], hs[level, side, 1], d, n)
-    if cost >= 0:
-        return f, nl, nr
-    if d > 2:
-        return np.int64(-2), np.int64(0), np.int64(0)
-    st, v, f, nl, nr = _solve_d2(dat, buf, ctx, store, meta, A, B, level, side, d, n, INF)
+    f = _M1
+    nl = _Z
+    nr = _Z
+    if d > 0 and _leaf_mis(fr.cnts[level, side]) != 0:
+        _lb, cost, f, nl, nr = _cache_query(
+            st.cache.tab, st.cache.recs, fr.hs[level, side, 0], fr.hs[level, side, 1], d, n
+        )
+        if cost < 0:
+            if d > 2:
+                f = np.int64(-2)
+                nl = _Z
+                nr = _Z
+            else:
+                _s, _v, f, nl, nr = _solve_d2(st, A, B, level, side, d, n, INF)
     return f, nl, nr
 
 
-@njit(cache=True)
-def _build(dat, buf, ctx, store, meta, A, B, d, n, greedy, feature, left, right, counts):
-    """The tree of the root subproblem (level 0), pre-order, into the node arrays.
+@njit(**_INNER)
+def _push(stk, top, level, side, d, n, parent, is_right):
+    stk[top, 0] = level
+    stk[top, 1] = side
+    stk[top, 2] = d
+    stk[top, 3] = n
+    stk[top, 4] = parent
+    stk[top, 5] = is_right
+
+
+@njit(**_INLINE)
+def _build(st, A, B, d, n, greedy):
+    """The tree of the root subproblem (level 0), pre-order, into ``st.tmp``'s
+    feature, left, right and counts arrays.
 
     ``greedy = 0``: the optimal tree, rebuilt top-down from the cache (depth <= 2
     subtrees recomputed by the depth-two solver). ``greedy = 1``: a quick
@@ -1205,19 +1289,12 @@ def _build(dat, buf, ctx, store, meta, A, B, d, n, greedy, feature, left, right,
     optimal tree once two levels are left. Returns the number of nodes, or -1
     when a cached decision is missing (the caller then asks ``_solve``).
     """
-    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
-    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
-    C = cnts.shape[2]
-    L = masks.shape[0]
+    fr = st.fr
+    tmp = st.tmp
+    stk = tmp.stk
+    C = fr.cnts.shape[2]
     # stack of (level, side, d, n, parent, is_right)
-    stk = np.empty((2 * L + 2, 6), dtype=np.int64)
-    top = 0
-    stk[0, 0] = 0
-    stk[0, 1] = 0
-    stk[0, 2] = d
-    stk[0, 3] = n
-    stk[0, 4] = -1
-    stk[0, 5] = 0
+    _push(stk, 0, _Z, _Z, d, n, _M1, _Z)
     top = 1
     k = 0
     while top > 0:
@@ -1228,156 +1305,189 @@ def _build(dat, buf, ctx, store, meta, A, B, d, n, greedy, feature, left, right,
         parent = stk[top, 4]
         if parent >= 0:
             if stk[top, 5] == 0:
-                left[parent] = k
+                tmp.left[parent] = k
             else:
-                right[parent] = k
-        if greedy != 0 and dd > 2:
-            f, _a, _b = _decision(dat, buf, ctx, store, meta, A, B, level, side, np.int64(2),
-                                  min(nn, np.int64(3)))
+                tmp.right[parent] = k
+        g = greedy != 0 and dd > 2
+        f, nl, nr = _decision(
+            st, A, B, level, side, np.int64(2) if g else dd, min(nn, np.int64(3)) if g else nn
+        )
+        if g:
             half = (np.int64(1) << (dd - 1)) - 1
             nl = min(half, nn // 2)
             nr = min(half, nn - 1 - nl)
-        else:
-            f, nl, nr = _decision(dat, buf, ctx, store, meta, A, B, level, side, dd, nn)
-            if f == -2:
-                return np.int64(-1)
-        feature[k] = f
-        left[k] = -1
-        right[k] = -1
+        elif f == -2:
+            return np.int64(-1)
+        tmp.feature[k] = f
+        tmp.left[k] = -1
+        tmp.right[k] = -1
         for c in range(C):
-            counts[k, c] = cnts[level, side, c]
+            tmp.counts[k, c] = fr.cnts[level, side, c]
         if f >= 0:
-            _prepare_children(dat, buf, level, side, f)
+            _split(st.dat, fr, level, side, f)
             # right first on the stack: the left subtree is built first (pre-order); it
             # writes only deeper levels, so the right child's mask survives
-            stk[top, 0] = level + 1
-            stk[top, 1] = 1
-            stk[top, 2] = dd - 1
-            stk[top, 3] = nr
-            stk[top, 4] = k
-            stk[top, 5] = 1
-            top += 1
-            stk[top, 0] = level + 1
-            stk[top, 1] = 0
-            stk[top, 2] = dd - 1
-            stk[top, 3] = nl
-            stk[top, 4] = k
-            stk[top, 5] = 0
-            top += 1
+            _push(stk, top, level + 1, _1, dd - 1, nr, np.int64(k), _1)
+            _push(stk, top + 1, level + 1, _Z, dd - 1, nl, np.int64(k), _Z)
+            top += 2
         k += 1
     return np.int64(k)
 
 
-@njit(cache=True)
-def _set_root(dat, buf, root_mask):
-    """Write the full data set as the root subproblem (level 0, side 0)."""
-    Xb, cws, indptr, indices, salt, cls_of_word, dens = dat
-    masks, cnts, hs, simm, simh, simv, simnext, feats = buf
-    for w in range(root_mask.shape[0]):
-        masks[0, 0, w] = root_mask[w]
-    for c in range(cws.shape[0] - 1):
-        s = np.int64(0)
-        for w in range(cws[c], cws[c + 1]):
-            s += np.int64(popcnt(root_mask[w]))
-        cnts[0, 0, c] = s
-    hs[0, 0, 0], hs[0, 0, 1] = _hash_mask(root_mask, salt)
-
-
 class SearchState:
-    """All buffers of one search (numba-friendly tuples of arrays).
+    """All buffers of one search (:class:`State`, a record of numba-friendly records
+    of arrays).
 
     Note: the recursive ``_solve`` is only ever called from Python (numba's
     on-disk cache cannot reload a jitted caller of a recursive function).
     """
 
-    def __init__(self, Xb, cws, indptr, indices, salt, cls_of_word, dens, max_depth,
-                 cache_bits=16, counter_memory=1 << 28):
+    def __init__(
+        self,
+        Xb,
+        cws,
+        indptr,
+        indices,
+        salt,
+        cls_of_word,
+        dens,
+        max_depth,
+        cache_bits=16,
+        counter_memory=1 << 28,
+    ):
         m, W = Xb.shape
         C = cws.shape[0] - 1
         L = max_depth + 2
-        self.buf = (
-            np.zeros((L, 2, W), dtype=np.uint64),  # masks
-            np.zeros((L, 2, C), dtype=np.int64),  # class counts
-            np.zeros((L, 2, 2), dtype=np.int64),  # hashes
-            np.zeros((L, 2, W), dtype=np.uint64),  # similarity: masks
-            np.zeros((L, 2, 2), dtype=np.int64),  # similarity: hashes
-            np.zeros((L, 2), dtype=np.int64),  # similarity: valid
-            np.zeros(L, dtype=np.int64),  # similarity: next slot
-            np.zeros((L, max(m, 1)), dtype=np.int64),  # feature lists
+        mm = max(m, 1)
+        fr = Frames(
+            masks=np.zeros((L, 2, W), dtype=np.uint64),
+            cnts=np.zeros((L, 2, C), dtype=np.int64),
+            hs=np.zeros((L, 2, 2), dtype=np.int64),
+            simm=np.zeros((L, 2, W), dtype=np.uint64),
+            simh=np.zeros((L, 2, 2), dtype=np.int64),
+            simv=np.zeros((L, 2), dtype=np.int64),
+            simnext=np.zeros(L, dtype=np.int64),
+            feats=np.zeros((L, mm), dtype=np.int64),
         )
         # counter matrices of the open depth-three node (only one is open at a time):
         # parent, and two per side (current and previous, for row updates); three
         # when five would take too much memory (row updates are then disabled)
         slots = 5 if 5 * C * m * m * 4 <= counter_memory else 3
         dens = np.array([dens[0], 1.0 if slots == 5 else 0.0], dtype=np.float64)
-        self.dat = (Xb, cws, indptr, indices, salt, cls_of_word, dens)
-        counters = np.zeros((slots, C, m, m), dtype=np.int32)
-        self.ctx = (
-            np.zeros(L, dtype=np.int64),  # ctx_on
-            np.zeros(L, dtype=np.int64),  # ctx_side
-            np.zeros(L, dtype=np.int64),  # ctx_mF
-            np.zeros((L, m), dtype=np.int64),  # loc2glob
-            -np.ones((L, m), dtype=np.int64),  # glob2loc
-            np.zeros(L, dtype=np.int64),  # pg_valid
-            np.zeros((L, 2), dtype=np.int64),  # cg_valid
-            counters,  # counter matrices
-            np.zeros((W + C, m), dtype=np.uint64),  # compacted columns
-            counters[0],  # counters without an open depth-three node (slot 0 is free then)
-            np.zeros(m, dtype=np.int64),  # l2g_tmp
-            -np.ones(m, dtype=np.int64),  # g2l_tmp
-            np.zeros(C + 1, dtype=np.int64),  # local class word starts
-            np.zeros((L, 2), dtype=np.int64),  # current counter slot per side
-            np.zeros((L, 2, W), dtype=np.uint64),  # mask of the last counters per side
-            np.zeros(max(m, 1), dtype=np.int64),  # row feature list
-            np.zeros((L, 2), dtype=np.int64),  # incremental update allowed
-            np.zeros((C, max(m, 1)), dtype=np.int32),  # depth-two solver: counter rows
-            np.zeros((C, max(m, 1)), dtype=np.int32),  # depth-two solver: diagonals
+        dat = Data(Xb, cws, indptr, indices, salt, cls_of_word, dens)
+        ctx = Counters(
+            on=np.zeros(L, dtype=np.int64),
+            side=np.zeros(L, dtype=np.int64),
+            nfeat=np.zeros(L, dtype=np.int64),
+            loc2glob=np.zeros((L, m), dtype=np.int64),
+            glob2loc=-np.ones((L, m), dtype=np.int64),
+            pg_valid=np.zeros(L, dtype=np.int64),
+            cg_valid=np.zeros((L, 2), dtype=np.int64),
+            G=np.zeros((slots, C, m, m), dtype=np.int32),
+            colsT=np.zeros((W + C, m), dtype=np.uint64),
+            l2g_tmp=np.zeros(m, dtype=np.int64),
+            g2l_tmp=-np.ones(m, dtype=np.int64),
+            lws=np.zeros(C + 1, dtype=np.int64),
+            cur=np.zeros((L, 2), dtype=np.int64),
+            prev_mask=np.zeros((L, 2, W), dtype=np.uint64),
+            lst=np.zeros(mm, dtype=np.int64),
+            inc_ok=np.zeros((L, 2), dtype=np.int64),
+            rowbuf=np.zeros((C, mm), dtype=np.int32),
+            diag=np.zeros((C, mm), dtype=np.int32),
+        )
+        K = (1 << (max_depth + 1)) - 1
+        tmp = Scratch(
+            out=np.zeros((3, 5), dtype=np.int64),
+            lr=np.zeros((2, C), dtype=np.int64),
+            srt=np.zeros(C, dtype=np.int64),
+            stk=np.zeros((2 * L + 2, 6), dtype=np.int64),
+            feature=np.zeros(K, dtype=np.int64),
+            left=np.zeros(K, dtype=np.int64),
+            right=np.zeros(K, dtype=np.int64),
+            counts=np.zeros((K, C), dtype=np.int64),
         )
         tab = np.empty((1 << cache_bits, 3), dtype=np.int64)
         tab[:, 2] = -1
-        self.store = (tab, np.empty((1 << (cache_bits - 1), R_WIDTH), dtype=np.int64))
-        self.meta = np.zeros(M_SIZE, dtype=np.int64)
-        self.meta[M_RB_COST] = INF
+        cache = Cache(tab, np.empty((1 << (cache_bits - 1), R_WIDTH), dtype=np.int64))
+        meta = np.zeros(M_SIZE, dtype=np.int64)
+        meta[M_RB_COST] = INF
+        self.state = State(dat, fr, ctx, cache, tmp, meta)
+
+    @property
+    def meta(self) -> np.ndarray:
+        return self.state.meta
 
     def grow(self):
         """Four times the cache capacity (after a search stopped on a full cache)."""
-        tab, recs = self.store
+        tab, recs = self.state.cache
         if 8 * (self.meta[M_TABN] + 1) > 3 * tab.shape[0]:
-            tab = _rehash(tab, 4 * tab.shape[0])
+            nt = np.empty((4 * tab.shape[0], 3), dtype=np.int64)
+            nt[:, 2] = -1
+            _rehash(tab, nt)
+            tab = nt
         if 4 * self.meta[M_RECN] >= 3 * recs.shape[0]:
             bigger = np.empty((4 * recs.shape[0], R_WIDTH), dtype=np.int64)
             bigger[: recs.shape[0]] = recs
             recs = bigger
-        self.store = (tab, recs)
+        self.state = self.state._replace(cache=Cache(tab, recs))
         self.meta[M_TIMEOUT] = 0
 
     def set_root(self, root_mask):
-        _set_root(self.dat, self.buf, root_mask)
+        """The full data set as the root subproblem (level 0, side 0)."""
+        fr = self.state.fr
+        cws = self.state.dat.cws
+        fr.masks[0, 0] = root_mask
+        for c in range(cws.shape[0] - 1):
+            fr.cnts[0, 0, c] = int(
+                np.unpackbits(root_mask[cws[c] : cws[c + 1]].view(np.uint8)).sum()
+            )
+        fr.hs[0, 0] = _hash_mask(root_mask, self.state.dat.salt)
 
     def solve(self, level, side, d, n, ub, A, B, deadline):
         """Run the search on subproblem (level, side); see ``_solve``."""
-        return _solve(self.dat, self.buf, self.ctx, self.store, self.meta, np.int64(A),
-                      np.int64(B), float(deadline), np.int64(level), np.int64(side),
-                      np.int64(d), np.int64(n), np.int64(ub))
+        return _solve(
+            self.state,
+            np.int64(OP_SEARCH),
+            np.int64(A),
+            np.int64(B),
+            float(deadline),
+            np.int64(level),
+            np.int64(side),
+            np.int64(d),
+            np.int64(n),
+            np.int64(ub),
+        )
 
     def build(self, d, n, A, B, greedy):
         """(feature, left, right, counts) of the optimal (or greedy) tree, or None when a
         cached decision is missing; see ``_build``."""
-        K = (1 << (d + 1)) - 1
-        C = self.buf[1].shape[2]
-        feature = np.empty(K, dtype=np.int64)
-        left = np.empty(K, dtype=np.int64)
-        right = np.empty(K, dtype=np.int64)
-        counts = np.empty((K, C), dtype=np.int64)
-        k = _build(self.dat, self.buf, self.ctx, self.store, self.meta, np.int64(A),
-                   np.int64(B), np.int64(d), np.int64(n), np.int64(1 if greedy else 0),
-                   feature, left, right, counts)
+        op = OP_GREEDY if greedy else OP_BUILD
+        k = int(
+            _solve(
+                self.state,
+                np.int64(op),
+                np.int64(A),
+                np.int64(B),
+                0.0,
+                _Z,
+                _Z,
+                np.int64(d),
+                np.int64(n),
+                _Z,
+            )[0]
+        )
         if k < 0:
             return None
-        return feature[:k], left[:k], right[:k], counts[:k]
+        tmp = self.state.tmp
+        return (
+            tmp.feature[:k].copy(),
+            tmp.left[:k].copy(),
+            tmp.right[:k].copy(),
+            tmp.counts[:k].copy(),
+        )
 
     def prepare_children(self, level, side, f):
-        _prepare_children(self.dat, self.buf, np.int64(level), np.int64(side), np.int64(f))
+        _split(self.state.dat, self.state.fr, np.int64(level), np.int64(side), np.int64(f))
 
     def counts(self, level, side):
-        return self.buf[1][level, side].copy()
+        return self.state.fr.cnts[level, side].copy()

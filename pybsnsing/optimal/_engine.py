@@ -31,7 +31,8 @@ def pack(X: np.ndarray, codes: np.ndarray, n_classes: int) -> PackedData:
     X = np.ascontiguousarray(X, dtype=np.uint8)
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     Xb, cws, indptr, indices, salt, cls_of_word, ones, root_mask = _k.pack_data(
-        X, codes, np.int64(n_classes), np.int64(_SALT_SEED))
+        X, codes, int(n_classes), _SALT_SEED
+    )
     dens = np.array([ones / X.size if X.size else 0.0], dtype=np.float64)
     return PackedData(Xb, cws, indptr, indices, salt, cls_of_word, dens, root_mask)
 
@@ -92,8 +93,12 @@ def normalise(d: int, n: int) -> tuple[int, int]:
 def class_count_bound(counts: np.ndarray, max_nodes: int, A: int, B: int) -> int:
     """Lower bound on the cost of any tree with at most ``max_nodes`` feature nodes
     from the class counts alone (a tree with j nodes has j + 1 leaves)."""
-    return int(_k.class_count_lb(np.ascontiguousarray(counts, dtype=np.int64),
-                                 np.int64(max_nodes), np.int64(A), np.int64(B)))
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    return int(
+        _k.class_count_lb(
+            counts, np.int64(max_nodes), np.int64(A), np.int64(B), np.empty_like(counts)
+        )
+    )
 
 
 class Engine:
@@ -109,13 +114,29 @@ class Engine:
     solver (below 5 matrices' worth, row-by-row counter updates are disabled).
     """
 
-    def __init__(self, data: PackedData, max_depth: int, A: int, B: int,
-                 cache_bits: int | None = None, counter_memory: int = 1 << 28) -> None:
+    def __init__(
+        self,
+        data: PackedData,
+        max_depth: int,
+        A: int,
+        B: int,
+        cache_bits: int | None = None,
+        counter_memory: int = 1 << 28,
+    ) -> None:
         if cache_bits is None:
             cache_bits = 8 if max_depth <= 2 else (12 if max_depth == 3 else 16)
-        self.st = _k.SearchState(data.Xb, data.cws, data.indptr, data.indices, data.salt,
-                                 data.cls_of_word, data.dens, max_depth, cache_bits,
-                                 counter_memory)
+        self.st = _k.SearchState(
+            data.Xb,
+            data.cws,
+            data.indptr,
+            data.indices,
+            data.salt,
+            data.cls_of_word,
+            data.dens,
+            max_depth,
+            cache_bits,
+            counter_memory,
+        )
         self.st.set_root(data.root_mask)
         self.max_depth = max_depth
         self.A = A
@@ -136,13 +157,19 @@ class Engine:
             "cache_resizes": self.resizes,
         }
 
-    def _build_optimal(self, tree: _Tree, level: int, side: int, dd: int, nn: int,
-                       dec: tuple[int, int, int] | None = None) -> int:
+    def _build_optimal(
+        self,
+        tree: _Tree,
+        level: int,
+        side: int,
+        dd: int,
+        nn: int,
+        dec: tuple[int, int, int] | None = None,
+    ) -> int:
         """Rebuild the optimal subtree of (level, side) top-down, asking the search."""
         st = self.st
         if dec is None:
-            _s, _c, f, nl, nr = st.solve(level, side, dd, nn, int(_k.INF), self.A, self.B,
-                                         np.inf)
+            _s, _c, f, nl, nr = st.solve(level, side, dd, nn, int(_k.INF), self.A, self.B, np.inf)
             f, nl, nr = int(f), int(nl), int(nr)
         else:
             f, nl, nr = dec
@@ -179,8 +206,9 @@ class Engine:
         meta[_k.M_TIMEOUT] = 0
         return status
 
-    def search(self, max_depth: int, max_nodes: int, deadline: float,
-               incumbent: SearchResult | None = None) -> SearchResult:
+    def search(
+        self, max_depth: int, max_nodes: int, deadline: float, incumbent: SearchResult | None = None
+    ) -> SearchResult:
         """Optimal tree for budgets (max_depth <= the engine's, max_nodes), anytime.
 
         ``incumbent``: a known tree within these budgets (for example the optimum of
@@ -199,11 +227,13 @@ class Engine:
             fallback = _Tree.from_arrays(*st.build(d, n, A, B, True))
             ub = fallback.cost(A, B)
             if incumbent is not None and incumbent.cost < ub:
-                fallback = _Tree.from_arrays(incumbent.feature, incumbent.left,
-                                             incumbent.right, incumbent.counts)
+                fallback = _Tree.from_arrays(
+                    incumbent.feature, incumbent.left, incumbent.right, incumbent.counts
+                )
                 ub = incumbent.cost
-            status = self._bounded_solve(d, n, ub, class_count_bound(st.counts(0, 0), n, A, B),
-                                         deadline)
+            status = self._bounded_solve(
+                d, n, ub, class_count_bound(st.counts(0, 0), n, A, B), deadline
+            )
             if status == 2:
                 tree = fallback
             elif status > 0:
