@@ -136,6 +136,7 @@ _INNER = {**_JIT, "no_cpython_wrapper": True}
 _M1 = np.int64(-1)
 _Z = np.int64(0)
 _1 = np.int64(1)
+_2 = np.int64(2)
 _OPS = np.int64(OP_SEARCH)  # (a global int would be typed as a literal: a second compile)
 
 
@@ -795,23 +796,24 @@ def _d2_solve(P, M, has_m, N, mF, l2g, A, B, out, rowbuf, diag, lr):
         f = l2g[i]
         # children with a one-node budget: a split only when strictly better
         cL = A * leafL
-        nLn = 0
+        nLn = _Z
         if bestL < leafL and A * bestL + B < cL:
             cL = A * bestL + B
-            nLn = 1
+            nLn = _1
         cR = A * leafR
-        nRn = 0
+        nRn = _Z
         if bestR < leafR and A * bestR + B < cR:
             cR = A * bestR + B
-            nRn = 1
+            nRn = _1
         t = A * (leafL + leafR) + B
-        _offer(out, 0, t, f, 0, 0, 1)  # budget (1, 1)
-        _offer(out, 1, t, f, 0, 0, 1)  # budget (2, 2)
+        # (int64 constants: a literal int argument would compile _offer once per value)
+        _offer(out, _Z, t, f, _Z, _Z, _1)  # budget (1, 1)
+        _offer(out, _1, t, f, _Z, _Z, _1)  # budget (2, 2)
         if nLn == 1:
-            _offer(out, 1, cL + A * leafR + B, f, 1, 0, 2)
+            _offer(out, _1, cL + A * leafR + B, f, _1, _Z, _2)
         if nRn == 1:
-            _offer(out, 1, A * leafL + cR + B, f, 0, 1, 2)
-        _offer(out, 2, cL + cR + B, f, nLn, nRn, 1 + nLn + nRn)  # budget (2, 3)
+            _offer(out, _1, A * leafL + cR + B, f, _Z, _1, _2)
+        _offer(out, _2, cL + cR + B, f, nLn, nRn, 1 + nLn + nRn)  # budget (2, 3)
 
 
 # ---------------------------------------------------------------------------
@@ -1294,7 +1296,7 @@ def _build(st, A, B, d, n, greedy):
     stk = tmp.stk
     C = fr.cnts.shape[2]
     # stack of (level, side, d, n, parent, is_right)
-    _push(stk, 0, _Z, _Z, d, n, _M1, _Z)
+    _push(stk, _Z, _Z, _Z, d, n, _M1, _Z)
     top = 1
     k = 0
     while top > 0:
