@@ -218,7 +218,8 @@ def _breast_cancer(repeat: int) -> list[str]:
 _STAGES = (
     ("pybsnsing.api", None, "resolve_control"), ("pybsnsing.api", None, "build_design"),
     ("pybsnsing.api", None, "code_response"), ("pybsnsing.api", None, "call_text"),
-    ("pybsnsing.api", None, "grow_tree"), ("pybsnsing.api", None, "BsnsingModel"),
+    ("pybsnsing.api", None, "grow_tree"), ("pybsnsing.api", None, "grow_any_tree"),
+    ("pybsnsing.api", None, "BsnsingModel"),
     ("pybsnsing.api", None, "MBsnsingModel"),
     ("pybsnsing.tree", "Grower", "__init__"), ("pybsnsing.tree", "Grower", "root_orders"),
     ("pybsnsing.tree", "Grower", "find_rule"), ("pybsnsing.tree", "Grower", "_sources"),
@@ -230,15 +231,17 @@ _STAGES = (
 
 @contextlib.contextmanager
 def _stage_clock(acc: dict[str, float]):
-    """Wrap the functions of :data:`_STAGES` (in this process only) so that each
-    call adds its main-thread CPU time to ``acc[name]`` (inclusive times)."""
+    """Wrap the functions of :data:`_STAGES` that exist (in this process only) so that
+    each call adds its main-thread CPU time to ``acc[name]`` (inclusive times)."""
     import importlib
 
     saved = []
     for mod_name, owner_name, name in _STAGES:
         mod = importlib.import_module(mod_name)
         owner = getattr(mod, owner_name) if owner_name else mod
-        fn = owner.__dict__[name] if owner_name else getattr(mod, name)
+        fn = owner.__dict__.get(name) if owner_name else getattr(mod, name, None)
+        if fn is None:  # (a stage another version of the package does not have)
+            continue
         label = f"{owner_name}.{name}" if owner_name else name
 
         def wrapped(*a, _fn=fn, _label=label, **kw):

@@ -305,6 +305,10 @@ GT, LT, GE, LE, EQ, IN, BIN0, BIN1 = range(8)
 #: names of the kinds, indexed by kind code
 KINDS = ("gt", "lt", "ge", "le", "eq", "in", "binary0", "binary1")
 _INEQ_TEXT = (" > ", " < ", " >= ", " <= ")
+#: ENUM group direction by kind (:meth:`QuestionSet.group_keys`): 0 for > and >=, 1 for <
+#: and <=, -1 for the others
+_DIRECTION = np.array([0, 1, 0, 1, -1, -1, -1, -1], np.int64)
+assert _DIRECTION.shape[0] == len(KINDS)
 
 
 class _Ranges(NamedTuple):
@@ -471,10 +475,7 @@ class QuestionSet:
             labs = (lab,) if isinstance(lab, str) else lab
             if any(("<" in t or ">" in t) for t in labs):
                 return None
-        kinds = self.kinds
-        direction = np.full(kinds.shape[0], -1, np.int64)
-        direction[(kinds == GT) | (kinds == GE)] = 0
-        direction[(kinds == LT) | (kinds == LE)] = 1
+        direction = _DIRECTION.take(self.kinds)
         var = np.where(direction >= 0, self.cols, -1)
         return var, direction
 
@@ -816,6 +817,9 @@ def question_set_from_orders(
     return _assemble([b for s in sec for b in s], ordm, names)
 
 
+_kernels: Any = None  # pybsnsing.kernels.binarize, once imported
+
+
 def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
                           names: Sequence[str], target: int, *, segments: int,
                           num2factor: float, nseg_factor: float, bin_size: float,
@@ -824,9 +828,11 @@ def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
     call (:func:`pybsnsing.kernels.binarize.node_questions_kernel`); the value labels of
     the ``==`` / ``%in%`` questions are made when a text is asked for. None where the
     kernel defers to the column-by-column code (a factor-like column with two values
-    that may print alike, or a node without both classes)."""
-    from .kernels.binarize import NQ_NSEG_FACTOR, NQ_OK, NQ_TRIMMED, node_questions_kernel
-
+    that may print alike, a node without both classes, or a perfect rule to keep)."""
+    global _kernels
+    if _kernels is None:  # numba: loaded on first use
+        from .kernels import binarize as _kernels
+    K = _kernels
     if not X.flags.f_contiguous or X.dtype != np.float64:
         X = np.asfortranarray(X, dtype=np.float64)
     if y.dtype != np.uint8:
@@ -835,18 +841,20 @@ def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
         ordm = np.ascontiguousarray(ordm, dtype=_I64)
     n = ordm.shape[1]
     nf = n if num2factor >= n else max(int(num2factor), 0)
-    cols, kinds, values, base, rptr, rlo, rhi, proc, status = node_questions_kernel(
+    cols, kinds, base, proc, rptr, values, rlo, rhi, status = K.node_questions_kernel(
         X, y, ordm, int(target), int(segments), float(node_size), float(num2factor), nf,
         float(bin_size), float(nseg_factor), bool(keep_perfect))
     code = int(status[0])
-    if code == NQ_TRIMMED:  # R: stop("This should not happen.")
+    if code == K.NQ_TRIMMED:  # R: stop("This should not happen.")
         raise RuntimeError("binarize.numeric: fewer than 2 points in the trimmed range")
-    if code == NQ_NSEG_FACTOR:
+    if code == K.NQ_NSEG_FACTOR:
         _check_nseg_factor(names[int(status[1])], int(status[2]), nseg_factor)
-    if code != NQ_OK:
+    if code != K.NQ_OK:
         return None
-    return QuestionSet(_no_answers(n), cols, kinds=kinds, values=values, names=names,
-                       ranges=_Ranges(ordm, base, rptr, rlo, rhi, proc), xsrc=X)
+    m, r = int(status[3]), int(status[4])
+    ranges = _Ranges(ordm, base[:m], rptr[: m + 1], rlo[:r], rhi[:r], proc[:m])
+    return QuestionSet(_no_answers(n), cols[:m], kinds=kinds[:m].astype(np.int8),
+                       values=values[:m], names=names, ranges=ranges, xsrc=X)
 
 
 def _no_answers(n: int) -> np.ndarray:

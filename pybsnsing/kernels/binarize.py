@@ -40,9 +40,7 @@ def _thin(cnt_lt, cnt_le, m, n, bsize, up, keep):
 
 
 @njit(cache=True, error_model="numpy")
-def thin_gt_kernel(
-    cnt_lt: np.ndarray, cnt_le: np.ndarray, bsize: int
-) -> np.ndarray:
+def thin_gt_kernel(cnt_lt: np.ndarray, cnt_le: np.ndarray, bsize: int) -> np.ndarray:
     """Which ``>`` cuts (ascending) R's thinning keeps, as a boolean mask.
 
     Walks the cuts in ascending order except the last; a cut is kept when the
@@ -58,9 +56,7 @@ def thin_gt_kernel(
 
 
 @njit(cache=True, error_model="numpy")
-def thin_lt_kernel(
-    cnt_lt: np.ndarray, cnt_le: np.ndarray, n: int, bsize: int
-) -> np.ndarray:
+def thin_lt_kernel(cnt_lt: np.ndarray, cnt_le: np.ndarray, n: int, bsize: int) -> np.ndarray:
     """Which ``<`` cuts (ascending) R's thinning keeps, as a boolean mask.
 
     The mirror image of :func:`thin_gt_kernel`: walks down from the largest cut
@@ -75,82 +71,31 @@ def thin_lt_kernel(
 
 # ---------------------------------------------------------------------------------------
 # all questions of a node in one call (the unweighted numeric columns of the tree)
+#
+# Written for a short compile (numba compiles it at the first fit; about 2 s of CPU):
+# no helper functions besides the inlined _thin and no numpy functions besides np.empty
+# (searchsorted as short scans of the sorted column, R's round() of the thinning's bin
+# size in integers), 1-d int64 and float64 arrays, one return type. The rare cases go
+# back to the column-by-column Python code (NQ_FALLBACK).
 
 #: ``node_questions_kernel`` status codes (``status[0]``); ``status[1]`` is the column
 NQ_OK, NQ_TRIMMED, NQ_NSEG_FACTOR, NQ_FALLBACK = 0, 1, 2, 3
-#: kind codes, as :data:`pybsnsing.questions.KINDS` numbers them
-_GT, _LT, _GE, _LE, _EQ, _IN, _BIN0, _BIN1 = 0, 1, 2, 3, 4, 5, 6, 7
 
 
 @njit(cache=True, error_model="numpy")
-def _bisect(a: np.ndarray, v: float, right: bool) -> int:
-    """``np.searchsorted(a, v, side)`` for an ascending ``a`` without NaN."""
-    lo = 0
-    hi = a.shape[0]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < v or (right and a[mid] == v):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True, error_model="numpy")
-def _thin_keep(ox: np.ndarray, cut: np.ndarray, pos: np.ndarray, m: int, segs: int,
-               greater: bool, cnt_lt: np.ndarray, cnt_le: np.ndarray,
-               keep: np.ndarray) -> int:
-    """R's thinning of the ``m`` ascending cuts ``cut[:m]`` (midpoints of ``ox[pos]`` and
-    ``ox[pos + 1]``), compacted in place (``cut`` and ``pos``); returns how many remain.
-
-    The walk of :func:`thin_gt_kernel` / :func:`thin_lt_kernel`, then R's
-    ``cutpoints[cutpoints %in% keep.cp]``: a cut stays when its value equals a kept one."""
-    n = ox.shape[0]
-    for i in range(m):
-        c = cut[i]
-        k = pos[i]
-        cnt_lt[i] = _bisect(ox, c, False) if c <= ox[k] else k + 1
-        cnt_le[i] = _bisect(ox, c, True) if c >= ox[k + 1] else k + 1
-        keep[i] = False
-    if greater:
-        bsize = np.rint(cnt_lt[m - 1] / segs)
-        last = -1
-        for i in range(m - 1):
-            cnt = cnt_lt[i] if last < 0 else max(cnt_lt[i] - cnt_le[last], 0)
-            if cnt >= bsize:
-                keep[i] = True
-                last = i
-        keep[m - 1] = True
-    else:
-        bsize = np.rint((n - cnt_le[0]) / segs)
-        first = -1
-        for i in range(m - 1, 0, -1):
-            cnt = n - cnt_le[i] if first < 0 else max(cnt_lt[first] - cnt_le[i], 0)
-            if cnt >= bsize:
-                keep[i] = True
-                first = i
-        keep[0] = True
-    out = 0
-    i = 0
-    while i < m:  # runs of equal cut values: all stay when one of them is kept
-        e = i + 1
-        any_kept = keep[i]
-        while e < m and cut[e] == cut[i]:
-            any_kept = any_kept or keep[e]
-            e += 1
-        if any_kept:
-            for t in range(i, e):
-                cut[out] = cut[t]
-                pos[out] = pos[t]
-                out += 1
-        i = e
-    return out
-
-
-@njit(cache=True, error_model="numpy")
-def node_questions_kernel(X: np.ndarray, y: np.ndarray, ordm: np.ndarray, target: int,
-                          segs: int, node_size: float, num2factor: float, nf: int,
-                          bin_size: float, nseg_factor: float, keep_perfect: bool):
+def node_questions_kernel(
+    X: np.ndarray,
+    y: np.ndarray,
+    ordm: np.ndarray,
+    target: int,
+    segs: int,
+    node_size: float,
+    num2factor: float,
+    nf: int,
+    bin_size: float,
+    nseg_factor: float,
+    keep_perfect: bool,
+):
     """Every question of a node whose columns are all numeric, unweighted, in R's order
     (the inequality questions of every column, then the factor-like ones, then the binary
     ones): what :func:`pybsnsing.questions.question_set_from_orders` builds column by
@@ -158,151 +103,196 @@ def node_questions_kernel(X: np.ndarray, y: np.ndarray, ordm: np.ndarray, target
 
     ``X``: values by row id (Fortran order); ``y``: 0/1 by row id; ``ordm``: (p, n) the
     node's row ids sorted stably by each column; ``nf``: ``min(n, num2factor)`` (a bound
-    of the factor-like questions of a column). Returns ``(cols, kinds, values, base, rptr,
-    rlo, rhi, proc, status)``; ``status[0]`` is ``NQ_OK``, or ``NQ_TRIMMED`` (R's "This
-    should not happen") or ``NQ_NSEG_FACTOR`` (``status[2]`` distinct values) for column
-    ``status[1]``, or ``NQ_FALLBACK``: a factor-like column has two values that may print
-    alike (R then shares one question between them; the caller builds the node in Python).
+    of the factor-like questions of a column).
+
+    Returns ``(cols, kinds, base, proc, rptr, vals, rlo, rhi, status)``: ``status[3]``
+    questions and ``status[4]`` answer ranges were written (the arrays are longer; kinds
+    are the codes of :data:`pybsnsing.questions.KINDS`). ``status[0]`` is ``NQ_OK``, or
+    for column ``status[1]``: ``NQ_TRIMMED`` (R's "This should not happen"),
+    ``NQ_NSEG_FACTOR`` (``status[2]`` distinct values), or ``NQ_FALLBACK``: a
+    factor-like column has two values that may print alike (R then shares one question
+    between them), a class is missing, or ``keep_perfect`` and a column separates the
+    classes (the perfect rule); the caller then builds the node column by column.
     """
     p = ordm.shape[0]
     n = ordm.shape[1]
     mq = p * (n + 2 * nf + 6) + 1
     cols = np.empty(mq, np.int64)
-    kinds = np.empty(mq, np.int8)
-    vals = np.empty(mq, np.float64)
+    kinds = np.empty(mq, np.int64)
     base = np.empty(mq, np.int64)
     proc = np.empty(mq, np.int64)
     rptr = np.empty(mq + 1, np.int64)
+    vals = np.empty(mq, np.float64)
     rlo = np.empty(mq, np.int64)
     rhi = np.empty(mq, np.int64)
-    status = np.empty(3, np.int64)
-    status[0] = NQ_OK
-    status[1] = -1
-    status[2] = 0
+    status = np.empty(5, np.int64)
+    for k in range(5):
+        status[k] = 0
     ox = np.empty(n, np.float64)
-    ty = np.empty(n, np.bool_)
     gcut = np.empty(n, np.float64)
     lcut = np.empty(n, np.float64)
-    gpos = np.empty(n + 1, np.int64)  # (+1: the run starts of the factor-like pass)
-    lpos = np.empty(n, np.int64)
-    cnt_lt = np.empty(n, np.int64)
-    cnt_le = np.empty(n, np.int64)
-    keep = np.empty(n, np.bool_)
+    # per cut: #(x < c) and #(x <= c) of the > cuts (glt, gle) and < cuts (llt, lle)
+    glt = np.empty(n + 1, np.int64)
+    gle = np.empty(n + 1, np.int64)
+    llt = np.empty(n + 1, np.int64)
+    lle = np.empty(n + 1, np.int64)
+    keep = np.empty(n, np.int64)
     cls = np.empty(p, np.int64)  # 0: inequalities only, 1: also factor-like, 2: binary
     k0s = np.empty(p, np.int64)
     m = 0  # questions written
     r = 0  # ranges written
     rptr[0] = 0
     for j in range(p):
+        oj = ordm[j]
+        xj = X[:, j]
         n1 = 0
+        k0 = 0  # #(x <= 0)
+        k1 = 0  # #(x < 1)
         for i in range(n):
-            rid = ordm[j, i]
-            ox[i] = X[rid, j]
-            t = y[rid] == 1
-            n1 += t
-            ty[i] = t if target == 1 else not t
+            rid = oj[i]
+            v = xj[rid]
+            ox[i] = v
+            if y[rid] == 1:
+                n1 += 1
+            if v <= 0.0:
+                k0 += 1
+            if v < 1.0:
+                k1 += 1
         cls[j] = 0
         lo_v = ox[0]
         hi_v = ox[n - 1]
-        if (lo_v == 0.0 or lo_v == 1.0) and (hi_v == 0.0 or hi_v == 1.0):
-            k0 = _bisect(ox, 0.0, True)
-            if k0 == _bisect(ox, 1.0, False):
-                cls[j] = 2
-                k0s[j] = k0
-                continue
-        # class extremes (ty marks the target class; y == 1 is what R compares)
-        min1 = max1 = min0 = max0 = 0.0
-        i1 = -1
-        i0 = -1
-        for i in range(n):
-            if (y[ordm[j, i]] == 1):
-                if i1 < 0:
-                    min1 = ox[i]
-                    i1 = i
-                max1 = ox[i]
-            else:
-                if i0 < 0:
-                    min0 = ox[i]
-                    i0 = i
-                max0 = ox[i]
-        if i1 < 0 or i0 < 0:
+        if (lo_v == 0.0 or lo_v == 1.0) and (hi_v == 0.0 or hi_v == 1.0) and k0 == k1:
+            cls[j] = 2
+            k0s[j] = k0
+            continue
+        if n1 == 0 or n1 == n:
             status[0] = NQ_FALLBACK
             status[1] = j
-            return cols, kinds, vals, base, rptr, rlo, rhi, proc, status
+            return cols, kinds, base, proc, rptr, vals, rlo, rhi, status
+        # class extremes (R compares y == 1)
+        min1 = max1 = min0 = max0 = 0.0
+        s1 = s0 = False
+        for i in range(n):
+            v = ox[i]
+            if y[oj[i]] == 1:
+                if not s1:
+                    min1 = v
+                    s1 = True
+                max1 = v
+            else:
+                if not s0:
+                    min0 = v
+                    s0 = True
+                max0 = v
         if (min0 < min1 and max0 < min1) or (min1 < min0 and max1 < min0):
-            small = min(n1, n - n1)
-            if small >= node_size and keep_perfect:
-                if min0 < min1 and max0 < min1:
-                    c = (max0 + min1) / 2
-                    kinds[m] = _GE
-                    rlo[r] = _bisect(ox, c, False)
-                    rhi[r] = n
-                else:
-                    c = (max1 + min0) / 2
-                    kinds[m] = _LE
-                    rlo[r] = 0
-                    rhi[r] = _bisect(ox, c, True)
-                cols[m] = j
-                vals[m] = c
-                base[m] = -1
-                proc[m] = m
-                r += 1
-                rptr[m + 1] = r
-                m += 1
+            if keep_perfect:  # (the perfect rule of quirk Q5: built column by column)
+                status[0] = NQ_FALLBACK
+                status[1] = j
+                return cols, kinds, base, proc, rptr, vals, rlo, rhi, status
         else:
+            # trim the useless ends: R keeps lo <= x <= up
             maxmin = min1 if min1 >= min0 else min0
             minmax = max1 if max1 <= max0 else max0
-            i = _bisect(ox, maxmin, False)
-            lo = ox[i - 1] if i > 0 else maxmin
-            i = _bisect(ox, minmax, True)
-            up = ox[i] if i < n else minmax
-            start = _bisect(ox, lo, False)
-            stop = _bisect(ox, up, True)
+            a = 0
+            while a < n and ox[a] < maxmin:
+                a += 1
+            lo = ox[a - 1] if a > 0 else maxmin
+            a = n
+            while a > 0 and ox[a - 1] > minmax:
+                a -= 1
+            up = ox[a] if a < n else minmax
+            start = 0
+            while start < n and ox[start] < lo:
+                start += 1
+            stop = n
+            while stop > 0 and ox[stop - 1] > up:
+                stop -= 1
             if stop - start < 2:
                 status[0] = NQ_TRIMMED
                 status[1] = j
-                return cols, kinds, vals, base, rptr, rlo, rhi, proc, status
+                return cols, kinds, base, proc, rptr, vals, rlo, rhi, status
             g = 0
             el = 0
+            t1 = y[oj[start]] == target
             for i in range(start, stop - 1):
-                if ox[i] != ox[i + 1]:
-                    if ty[i + 1] and not ty[i]:
-                        gcut[g] = (ox[i] + ox[i + 1]) / 2
-                        gpos[g] = i
+                t0 = t1
+                t1 = y[oj[i + 1]] == target
+                if ox[i] != ox[i + 1] and t0 != t1:
+                    c = (ox[i] + ox[i + 1]) / 2
+                    # #(x < c), #(x <= c): i + 1 unless c rounded onto ox[i] or ox[i + 1]
+                    a = i + 1
+                    while a > 0 and ox[a - 1] >= c:
+                        a -= 1
+                    b = i + 1
+                    while b < n and ox[b] <= c:
+                        b += 1
+                    if t1:
+                        gcut[g] = c
+                        glt[g] = a
+                        gle[g] = b
                         g += 1
-                    elif ty[i] and not ty[i + 1]:
-                        lcut[el] = (ox[i + 1] + ox[i]) / 2
-                        lpos[el] = i
+                    else:
+                        lcut[el] = c
+                        llt[el] = a
+                        lle[el] = b
                         el += 1
-            if g > segs:
-                g = _thin_keep(ox, gcut, gpos, g, segs, True, cnt_lt, cnt_le, keep)
-            if el > segs:
-                el = _thin_keep(ox, lcut, lpos, el, segs, False, cnt_lt, cnt_le, keep)
-            # x > c: positions lo..n-1, nested suffixes (base: the next larger cut)
+            for d in range(2):  # R's thinning: the > cuts, then the < cuts
+                mc = g if d == 0 else el
+                if mc <= segs:
+                    continue
+                cut = gcut if d == 0 else lcut
+                clt = glt if d == 0 else llt
+                cle = gle if d == 0 else lle
+                # the bin size: R's round() (half to even) of a count / segs
+                num = clt[mc - 1] if d == 0 else n - cle[0]
+                bsize = num // segs
+                rem = 2 * (num - bsize * segs)
+                if rem > segs or (rem == segs and bsize % 2 == 1):
+                    bsize += 1
+                for i in range(mc):
+                    keep[i] = 0
+                _thin(clt, cle, mc, n, bsize, d == 0, keep)
+                out = 0
+                i = 0
+                while i < mc:  # R's cuts %in% kept cuts: equal values stay together
+                    e = i + 1
+                    kept = keep[i]
+                    while e < mc and cut[e] == cut[i]:
+                        kept |= keep[e]
+                        e += 1
+                    if kept:
+                        for t in range(i, e):
+                            cut[out] = cut[t]
+                            clt[out] = clt[t]
+                            cle[out] = cle[t]
+                            out += 1
+                    i = e
+                if d == 0:
+                    g = out
+                else:
+                    el = out
+            # x > c: positions #(x <= c)..n-1, nested suffixes (base: the next larger cut)
             for k in range(g):
                 q = m + k
                 cols[q] = j
-                kinds[q] = _GT
+                kinds[q] = 0  # GT
                 vals[q] = gcut[k]
-                rlo[r + k] = _bisect(ox, gcut[k], True)
+                rlo[r + k] = gle[k]
+                rhi[r + k] = gle[k + 1] if k < g - 1 else n
                 base[q] = q + 1 if k < g - 1 else -1
                 proc[m + g - 1 - k] = q
                 rptr[q + 1] = r + k + 1
-            for k in range(g - 1):
-                rhi[r + k] = rlo[r + k + 1]
-            if g:
-                rhi[r + g - 1] = n
             m += g
             r += g
-            # x < c: positions 0..hi-1, nested prefixes (base: the next smaller cut)
+            # x < c: positions 0..#(x < c)-1, nested prefixes (base: the next smaller cut)
             for k in range(el):
                 q = m + k
                 cols[q] = j
-                kinds[q] = _LT
+                kinds[q] = 1  # LT
                 vals[q] = lcut[k]
-                rhi[r + k] = _bisect(ox, lcut[k], False)
-                rlo[r + k] = 0 if k == 0 else rhi[r + k - 1]
-                base[q] = -1 if k == 0 else q - 1
+                rlo[r + k] = llt[k - 1] if k > 0 else 0
+                rhi[r + k] = llt[k]
+                base[q] = q - 1 if k > 0 else -1
                 proc[q] = q
                 rptr[q + 1] = r + k + 1
             m += el
@@ -316,59 +306,61 @@ def node_questions_kernel(X: np.ndarray, y: np.ndarray, ordm: np.ndarray, target
                 status[0] = NQ_NSEG_FACTOR
                 status[1] = j
                 status[2] = nuniq
-                return cols, kinds, vals, base, rptr, rlo, rhi, proc, status
+                return cols, kinds, base, proc, rptr, vals, rlo, rhi, status
             cls[j] = 1
     # factor-like columns: x=='v' for every value in order of first appearance, then one
     # x%in%c(...) of the values with fewer than bin_size rows (ascending)
-    starts = gpos  # scratch: run starts, first rows, order of first appearance
-    firsts = lpos
-    appear = cnt_lt
+    starts = glt  # scratch: run starts, first rows, runs by first appearance
+    firsts = gle
+    appear = llt
     for j in range(p):
         if cls[j] != 1:
             continue
         u = 0
+        oj = ordm[j]
+        xj = X[:, j]
         for i in range(n):
-            ox[i] = X[ordm[j, i], j]
+            ox[i] = xj[oj[i]]
             if i == 0 or ox[i] != ox[i - 1]:
                 starts[u] = i
-                firsts[u] = ordm[j, i]
+                firsts[u] = oj[i]  # (the stable order: the first appearance)
                 u += 1
         starts[u] = n
         for a in range(u - 1):  # two values that may print alike (15 digits)
             lo = ox[starts[a]]
             hi = ox[starts[a + 1]]
-            if hi - lo <= 2e-14 * max(abs(lo), abs(hi)):
+            mag = hi if hi > -lo else -lo
+            if hi - lo <= 2e-14 * mag:
                 status[0] = NQ_FALLBACK
                 status[1] = j
-                return cols, kinds, vals, base, rptr, rlo, rhi, proc, status
+                return cols, kinds, base, proc, rptr, vals, rlo, rhi, status
         for a in range(u):  # insertion sort of the runs by first row (distinct row ids)
             b = a
             while b > 0 and firsts[appear[b - 1]] > firsts[a]:
                 appear[b] = appear[b - 1]
                 b -= 1
             appear[b] = a
-        for a in range(u):
-            v = appear[a]
-            cols[m] = j
-            kinds[m] = _EQ
-            vals[m] = ox[starts[v]]
-            base[m] = -1
-            proc[m] = m
-            rlo[r] = starts[v]
-            rhi[r] = starts[v + 1]
-            r += 1
-            rptr[m + 1] = r
-            m += 1
-        r0 = r
-        for v in range(u):
-            if starts[v + 1] - starts[v] < bin_size:
+        r0 = -1
+        for a in range(u + 1):
+            if a < u:
+                v = appear[a]
+                kinds[m] = 4  # EQ
+                vals[m] = ox[starts[v]]
                 rlo[r] = starts[v]
                 rhi[r] = starts[v + 1]
                 r += 1
-        if r > r0:
+            else:  # the %in% question, if some values are small
+                r0 = r
+                for w in range(u):
+                    if starts[w + 1] - starts[w] < bin_size:
+                        rlo[r] = starts[w]
+                        rhi[r] = starts[w + 1]
+                        r += 1
+                if r == r0:
+                    break
+                kinds[m] = 5  # IN
+                vals[m] = np.nan
             cols[m] = j
-            kinds[m] = _IN
-            vals[m] = np.nan
             base[m] = -1
             proc[m] = m
             rptr[m + 1] = r
@@ -379,14 +371,15 @@ def node_questions_kernel(X: np.ndarray, y: np.ndarray, ordm: np.ndarray, target
             continue
         for b in range(2):
             cols[m] = j
-            kinds[m] = _BIN0 + b
-            vals[m] = float(b)
+            kinds[m] = 6 + b  # BIN0, BIN1
             base[m] = -1
             proc[m] = m
+            vals[m] = float(b)
             rlo[r] = 0 if b == 0 else k0s[j]
             rhi[r] = k0s[j] if b == 0 else n
             r += 1
             rptr[m + 1] = r
             m += 1
-    return (cols[:m], kinds[:m], vals[:m], base[:m], rptr[:m + 1], rlo[:r], rhi[:r],
-            proc[:m], status)
+    status[3] = m
+    status[4] = r
+    return cols, kinds, base, proc, rptr, vals, rlo, rhi, status
