@@ -51,7 +51,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._coldstart import wait_stage
-from .bits import popcnt
+from .bits import popcnt, set_row_bits
 
 __all__ = [
     "pack_by_class",
@@ -126,6 +126,30 @@ def _improves(v2, vb2, tp, fp, n1, n0, nsgc):
     return (not nsgc) or _nsgc_ok(tp, fp, n1 - tp, n0 - fp)
 
 
+# not inline="always": compiled once for all five scans rather than copied, with the
+# helpers it inlines, into each (about 0.1 s of compile per scan); warm times are the same
+@njit(cache=True, error_model="numpy")
+def _judge(tp, fp, n1, n0, node_size, pf, pn, nsgc, vb2):
+    """R's accept / keep / prune step on one child with counts TP, FP (``pf``, ``pn``:
+    its parent's FP, FN; level 1 passes -1).
+
+    Returns ``(vb2, better, t2)``: the incumbent after the child (``better``: the child
+    replaced it) and the child's doubled bound when it is kept for extension (``tau <
+    vbest``), else -1 (``tau2`` is never negative).  A child that is no candidate (see
+    :func:`_child_v2`) changes nothing and is not kept.
+    """
+    v2 = _child_v2(tp, fp, n1, n0, node_size, pf, pn)
+    if v2 < 0:
+        return vb2, False, np.int64(-1)
+    better = _improves(v2, vb2, tp, fp, n1, n0, nsgc)
+    if better:
+        vb2 = v2
+    t2 = _tau2(fp, n1 - tp, n1, n0, v2)
+    if t2 >= vb2:
+        t2 = np.int64(-1)
+    return vb2, better, t2
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def _lb_v2(flo, fhi, nlo, nhi, n1, n0):
     """Lower bound of ``v2`` over FP in [flo, fhi], FN in [nlo, nhi] (bilinear: corners)."""
@@ -169,18 +193,10 @@ def pack_by_class(B, y):
     t0 = 0
     for i in range(n):
         if y[i] == 1:
-            w = t1 >> 6
-            bit = np.uint64(1) << np.uint64(t1 & 63)
-            for j in range(m):
-                if B[i, j] != 0:
-                    Xp[j, w] |= bit
+            set_row_bits(B, i, Xp, 0, t1)
             t1 += 1
         else:
-            w = t0 >> 6
-            bit = np.uint64(1) << np.uint64(t0 & 63)
-            for j in range(m):
-                if B[i, j] != 0:
-                    Xn[j, w] |= bit
+            set_row_bits(B, i, Xn, 0, t0)
             t0 += 1
     return Xp, Xn
 
@@ -264,52 +280,36 @@ def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
     for j in range(m):
         tp = cp[j]
         fp = cn[j]
-        fn = n1 - tp
-        v2 = _child_v2(tp, fp, n1, n0, node_size, np.int64(-1), np.int64(-1))
-        if v2 < 0:
-            continue
-        if _improves(v2, vb2, tp, fp, n1, n0, nsgc):
-            vb2 = v2
+        vb2, better, t2 = _judge(tp, fp, n1, n0, node_size, np.int64(-1), np.int64(-1),
+                                 nsgc, vb2)
+        if better:
             best_j = j
-        t2 = _tau2(fp, fn, n1, n0, v2)
-        if t2 < vb2:
+        if t2 >= 0:
             keep[nk] = j
             kfp[nk] = fp
-            kfn[nk] = fn
+            kfn[nk] = n1 - tp
             ktau[nk] = t2
             nk += 1
     return keep[:nk], kfp[:nk], kfn[:nk], ktau[:nk], vb2, best_j
 
 
 @njit(cache=True, error_model="numpy")
-def _grow1(a, n):
-    """``a`` (1-D) with room for at least ``n`` entries (doubling)."""
-    if a.shape[0] >= n:
-        return a
-    # int64 (the only use) rather than a.dtype, an if rather than max(): both would be
-    # extra compiles of numba's np.empty / max overloads
-    size = 2 * a.shape[0]
-    if n > size:
-        size = n
-    b = np.empty(size, np.int64)
-    for i in range(a.shape[0]):  # a loop, not b[:k] = a: no shape-error machinery to compile
-        b[i] = a[i]
-    return b
-
-
-@njit(cache=True, error_model="numpy")
-def _grow2(a, n):
-    """``a`` (2-D) with room for at least ``n`` rows (doubling)."""
-    if a.shape[0] >= n:
-        return a
-    size = 2 * a.shape[0]
-    if n > size:
-        size = n
-    b = np.empty((size, a.shape[1]), np.int64)
-    for i in range(a.shape[0]):
-        for j in range(a.shape[1]):
-            b[i, j] = a[i, j]
-    return b
+def _grow(ccols, cfp, cfn, ctau):
+    """The kept-children buffers of a level (columns, FP, FN, doubled bound) with twice
+    the room, the stored rows copied."""
+    rows, width = ccols.shape
+    # int64 (the only use) rather than the buffers' dtype: an extra compile of np.empty
+    c2 = np.empty((2 * rows, width), np.int64)
+    f2 = np.empty(2 * rows, np.int64)
+    n2 = np.empty(2 * rows, np.int64)
+    t2 = np.empty(2 * rows, np.int64)
+    for i in range(rows):  # loops, not b[:k] = a: no shape-error machinery to compile
+        for r in range(width):
+            c2[i, r] = ccols[i, r]
+        f2[i] = cfp[i]
+        n2[i] = cfn[i]
+        t2[i] = ctau[i]
+    return c2, f2, n2, t2
 
 
 def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size, nsgc,
@@ -360,26 +360,18 @@ def _level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_si
             neval += 1
             tp = cp[a] + cp[j] - np.int64(Gp[a, j])
             fp = cn[a] + cn[j] - np.int64(Gn[a, j])
-            fn = n1 - tp
-            v2 = _child_v2(tp, fp, n1, n0, node_size, pf, pn)
-            if v2 < 0:
-                continue
-            if _improves(v2, vb2, tp, fp, n1, n0, nsgc):
-                vb2 = v2
+            vb2, better, t2 = _judge(tp, fp, n1, n0, node_size, pf, pn, nsgc, vb2)
+            if better:
                 best_p = p
                 best_j = j
             if store is not None:  # pruned when store is None
-                t2 = _tau2(fp, fn, n1, n0, v2)
-                if t2 < vb2:
+                if t2 >= 0:
                     if nc >= ccols.shape[0]:
-                        ccols = _grow2(ccols, nc + 1)
-                        cfp = _grow1(cfp, nc + 1)
-                        cfn = _grow1(cfn, nc + 1)
-                        ctau = _grow1(ctau, nc + 1)
+                        ccols, cfp, cfn, ctau = _grow(ccols, cfp, cfn, ctau)
                     ccols[nc, 0] = a
                     ccols[nc, 1] = j
                     cfp[nc] = fp
-                    cfn[nc] = fn
+                    cfn[nc] = n1 - tp
                     ctau[nc] = t2
                     nc += 1
     return ccols[:nc], cfp[:nc], cfn[:nc], ctau[:nc], vb2, best_p, best_j, neval
@@ -597,26 +589,18 @@ def _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn
                     continue
                 tp = np.int64(work[t, 0, j])
                 fp = np.int64(work[t, 1, j])
-                fn = n1 - tp
-                v2 = _child_v2(tp, fp, n1, n0, node_size, pf, pn)
-                if v2 < 0:
-                    continue
-                if _improves(v2, vb2, tp, fp, n1, n0, nsgc):
-                    vb2 = v2
+                vb2, better, t2 = _judge(tp, fp, n1, n0, node_size, pf, pn, nsgc, vb2)
+                if better:
                     best_p = p
                     best_j = j
-                t2 = _tau2(fp, fn, n1, n0, v2)
-                if t2 < vb2:
+                if t2 >= 0:
                     if nc >= ccols.shape[0]:
-                        ccols = _grow2(ccols, nc + 1)
-                        cfp = _grow1(cfp, nc + 1)
-                        cfn = _grow1(cfn, nc + 1)
-                        ctau = _grow1(ctau, nc + 1)
+                        ccols, cfp, cfn, ctau = _grow(ccols, cfp, cfn, ctau)
                     for r in range(k):
                         ccols[nc, r] = pcols[p, r]
                     ccols[nc, k] = j
                     cfp[nc] = fp
-                    cfn[nc] = fn
+                    cfn[nc] = n1 - tp
                     ctau[nc] = t2
                     nc += 1
     return ccols[:nc], cfp[:nc], cfn[:nc], ctau[:nc], vb2, best_p, best_j, neval
@@ -653,11 +637,8 @@ def _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
             _parent_cover(Xp, Xn, pcols, p, k, covp, covn, row)
             have_cov = True
         tp, fp = _child_counts(Xp, Xn, covp, covn, row, j)
-        v2 = _child_v2(tp, fp, n1, n0, node_size, pf, pn)
-        if v2 < 0:
-            continue
-        if _improves(v2, bv, tp, fp, n1, n0, nsgc):
-            bv = v2
+        bv, better, _t2 = _judge(tp, fp, n1, n0, node_size, pf, pn, nsgc, bv)
+        if better:
             bj = j
     elig[t] = e
     bestv[t] = bv
@@ -712,11 +693,8 @@ def _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, p
             _parent_cover(Xp, Xn, pcols, p, 2, covp, covn, row)
             have_cov = True
         tp, fp = _child_counts(Xp, Xn, covp, covn, row, j)
-        v2 = _child_v2(tp, fp, n1, n0, node_size, pf, pn)
-        if v2 < 0:
-            continue
-        if _improves(v2, bv, tp, fp, n1, n0, nsgc):
-            bv = v2
+        bv, better, _t2 = _judge(tp, fp, n1, n0, node_size, pf, pn, nsgc, bv)
+        if better:
             bj = j
     elig[t] = e
     bestv[t] = bv

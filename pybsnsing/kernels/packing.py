@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .bits import set_row_bits
+
 # Answers from sorted orders
 #
 # A node's question on column ``j`` is answered YES by a union of contiguous ranges of
@@ -57,6 +59,25 @@ def node_slots(rows, y, target, slot):
     return k1
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _slot_bit(s):
+    """Where the node row with slot ``s`` (:func:`node_slots`) sits in the packed rows:
+    ``(target, word, bit)``, ``target`` True for ``Xp`` (slot ``s``), False for ``Xn``
+    (slot ``-1 - s``).  Scalars only: an array argument of an inlined helper costs
+    reference counting in the innermost loop."""
+    if s < 0:
+        s = -1 - s
+        return False, s >> 6, np.uint64(1) << np.uint64(s & 63)
+    return True, s >> 6, np.uint64(1) << np.uint64(s & 63)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _copy_row(X, q, b):
+    """Row ``b`` of ``X`` into row ``q`` (a question starts from its base's answers)."""
+    for w in range(X.shape[1]):
+        X[q, w] = X[b, w]
+
+
 @njit(cache=True, error_model="numpy")
 def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
     """Bit-pack the answers of range-described questions into rows of ``Xp``/``Xn``.
@@ -66,25 +87,20 @@ def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
     answers YES, likewise the other class with ``slot == -1 - s`` (see
     :func:`node_slots`).  Row ids in ``ordm`` index ``slot``.
     """
-    W1 = Xp.shape[1]
-    W0 = Xn.shape[1]
     for t in range(proc.shape[0]):
         q = proc[t]
         b = qbase[q]
         if b >= 0:
-            for w in range(W1):
-                Xp[q, w] = Xp[b, w]
-            for w in range(W0):
-                Xn[q, w] = Xn[b, w]
+            _copy_row(Xp, q, b)
+            _copy_row(Xn, q, b)
         j = qcol[q]
         for r in range(rptr[q], rptr[q + 1]):
             for pos in range(rlo[r], rhi[r]):
-                s = slot[ordm[j, pos]]
-                if s >= 0:
-                    Xp[q, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+                target, w, bit = _slot_bit(slot[ordm[j, pos]])
+                if target:
+                    Xp[q, w] |= bit
                 else:
-                    s = -1 - s
-                    Xn[q, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+                    Xn[q, w] |= bit
 
 
 @njit(cache=True, error_model="numpy")
@@ -92,22 +108,12 @@ def pack_dense_into(B, rows, slot, Xp, Xn, offset):
     """Bit-pack a dense 0/1 answer matrix ``B`` (n x k uint8, the node's rows in node
     order ``rows``) into rows ``offset .. offset + k - 1`` of ``Xp``/``Xn`` (zeroed), with
     the bit slots of :func:`node_slots`."""
-    n, k = B.shape
-    for t in range(n):
+    for t in range(B.shape[0]):
         s = slot[rows[t]]
         if s >= 0:
-            w = s >> 6
-            bit = np.uint64(1) << np.uint64(s & 63)
-            for c in range(k):
-                if B[t, c] != 0:
-                    Xp[offset + c, w] |= bit
+            set_row_bits(B, t, Xp, offset, s)
         else:
-            s = -1 - s
-            w = s >> 6
-            bit = np.uint64(1) << np.uint64(s & 63)
-            for c in range(k):
-                if B[t, c] != 0:
-                    Xn[offset + c, w] |= bit
+            set_row_bits(B, t, Xn, offset, -1 - s)
 
 
 @njit(cache=True, error_model="numpy")
@@ -115,13 +121,11 @@ def fill_dense(ordm, local, qcol, qbase, rptr, rlo, rhi, proc, BT):
     """The dense form of :func:`pack_questions`: ``BT[q, local[i]] = 1`` for every row id
     ``i`` answering question ``q`` YES (``BT``: m x n uint8, zeroed, i.e. the transposed
     answer matrix; ``local`` maps the row ids of ``ordm`` to answer positions)."""
-    n = BT.shape[1]
     for t in range(proc.shape[0]):
         q = proc[t]
         b = qbase[q]
         if b >= 0:
-            for i in range(n):
-                BT[q, i] = BT[b, i]
+            _copy_row(BT, q, b)
         j = qcol[q]
         for r in range(rptr[q], rptr[q + 1]):
             for pos in range(rlo[r], rhi[r]):
@@ -192,10 +196,8 @@ def pack_prefix_suffix(
             a = 0
             b = pos[q]
         for t in range(a, b):
-            s = slot[ordm[j, t]]
-            if s >= 0:
-                Xp[row, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+            target, w, bit = _slot_bit(slot[ordm[j, t]])
+            if target:
+                Xp[row, w] |= bit
             else:
-                s = -1 - s
-                Xn[row, s >> 6] |= np.uint64(1) << np.uint64(s & 63)
-
+                Xn[row, w] |= bit
