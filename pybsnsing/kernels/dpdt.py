@@ -37,18 +37,29 @@ def xlogx_table(n):
     return out
 
 
-@njit(cache=True)
-def _side_score(cnt, tot, crit, xlx):
-    """n * impurity of one side from its class counts (exact, fixed class order)."""
-    if crit == ENTROPY:
-        s = xlx[tot]
-        for c in range(cnt.shape[0]):
-            s -= xlx[cnt[c]]
+@njit(cache=True, inline="always")
+def _node_score(ct, n, n_classes, ent, xlx):
+    """n * impurity of a node of ``n`` rows from its class counts ``ct`` (exact, fixed
+    class order): entropy (``ent``, from the table ``xlx``) or Gini."""
+    if ent:
+        s = xlx[n]
+        for c in range(n_classes):
+            s -= xlx[ct[c]]
         return s
     sq = 0.0
-    for c in range(cnt.shape[0]):
-        sq += float(cnt[c]) * float(cnt[c])
-    return tot - sq / tot
+    for c in range(n_classes):
+        sq += float(ct[c]) * float(ct[c])
+    return n - sq / n
+
+
+@njit(cache=True, inline="always")
+def _midpoint(v0, v1):
+    """The threshold between two sorted values: their midpoint, or the lower value when
+    the midpoint rounds onto the upper one (as scikit-learn's CART)."""
+    t = v0 / 2.0 + v1 / 2.0
+    if t == v1 or not np.isfinite(t):
+        t = v0
+    return t
 
 
 @njit(cache=True)
@@ -67,12 +78,12 @@ def best_split(xt, codes, ordm, a, b, n_classes, min_leaf, crit, xlx, cl, ct):
     ct[:] = 0
     for i in range(a, b):
         ct[codes[ordm[0, i]]] += 1
-    parent = _side_score(ct, n, crit, xlx)
+    ent = crit == ENTROPY
+    parent = _node_score(ct, n, n_classes, ent, xlx)
     best = np.inf
     bj = -1
     bk = 0
     bthr = 0.0
-    ent = crit == ENTROPY
     for j in range(p):
         xj = xt[j]
         row = ordm[j]
@@ -108,10 +119,7 @@ def best_split(xt, codes, ordm, a, b, n_classes, min_leaf, crit, xlx, cl, ct):
                     best = s
                     bj = j
                     bk = nl
-                    t = v0 / 2.0 + v1 / 2.0
-                    if t == v1 or not np.isfinite(t):
-                        t = v0
-                    bthr = t
+                    bthr = _midpoint(v0, v1)
     return bj, bk, bthr, parent - best
 
 
@@ -125,16 +133,7 @@ def _best_split_v(vals, cls, a, b, n_classes, min_leaf, ent, xlx, cl, ct):
         ct[c] = 0
     for i in range(a, b):
         ct[cls[0, i]] += 1
-    parent = 0.0
-    if ent:
-        parent = xlx[n]
-        for c in range(n_classes):
-            parent -= xlx[ct[c]]
-    else:
-        sq = 0.0
-        for c in range(n_classes):
-            sq += float(ct[c]) * float(ct[c])
-        parent = n - sq / n
+    parent = _node_score(ct, n, n_classes, ent, xlx)
     best = np.inf
     bj = -1
     bk = 0
@@ -176,29 +175,25 @@ def _best_split_v(vals, cls, a, b, n_classes, min_leaf, ent, xlx, cl, ct):
                     k += 1
                 if gn == g:
                     continue
-            if True:
-                nl = i + 1 - a
-                nr = n - nl
-                if ent:
-                    sc = xlx[nl] + xlx[nr]
-                    for c in range(n_classes):
-                        sc -= xlx[cl[c]] + xlx[ct[c] - cl[c]]
-                else:
-                    sl = 0.0
-                    sr = 0.0
-                    for c in range(n_classes):
-                        sl += float(cl[c]) * float(cl[c])
-                        r = float(ct[c] - cl[c])
-                        sr += r * r
-                    sc = n - sl / nl - sr / nr
-                if sc < best:
-                    best = sc
-                    bj = j
-                    bk = nl
-                    t = v0 / 2.0 + v1 / 2.0
-                    if t == v1 or not np.isfinite(t):
-                        t = v0
-                    bthr = t
+            nl = i + 1 - a
+            nr = n - nl
+            if ent:
+                sc = xlx[nl] + xlx[nr]
+                for c in range(n_classes):
+                    sc -= xlx[cl[c]] + xlx[ct[c] - cl[c]]
+            else:
+                sl = 0.0
+                sr = 0.0
+                for c in range(n_classes):
+                    sl += float(cl[c]) * float(cl[c])
+                    r = float(ct[c] - cl[c])
+                    sr += r * r
+                sc = n - sl / nl - sr / nr
+            if sc < best:
+                best = sc
+                bj = j
+                bk = nl
+                bthr = _midpoint(v0, v1)
     return bj, bk, bthr, parent - best
 
 
@@ -270,21 +265,83 @@ def cart_tests(xt, codes, n_classes, ordm_in, max_depth, max_leaves, min_leaf, c
             r = work[f, i]
             vals[f, i] = xf[r]
             cls[f, i] = codes[r]
-    ent = crit == ENTROPY
-    tr = np.empty(n, dtype=np.int32)
-    tv = np.empty(n, dtype=np.float64)
-    tc = np.empty(n, dtype=np.int32)
+    V = (work, vals, cls, mark, np.empty(n, dtype=np.int32), np.empty(n, dtype=np.float64),
+         np.empty(n, dtype=np.int32))
+    return _cart_grow(V, None, n, max_depth, max_leaves, min_leaf, n_classes,
+                      crit == ENTROPY, xlx)
+
+
+# The layout helpers of _cart_grow: numba prunes a branch on ``x is not None`` only when
+# ``x`` is None, so each layout's code sits under its own test and the other layout's
+# code is not compiled.
+
+
+@njit(cache=True)
+def _pure(V, B, a, b):
+    """True when the rows ``[a, b)`` of the layout (see :func:`_cart_grow`) are of one
+    class."""
+    pure = False
+    if V is not None:
+        pure = _pure_v(V[2], a, b)
+    if B is not None:
+        pure = _pure_b(B[1], B[2], a, b)
+    return pure
+
+
+@njit(cache=True)
+def _split(V, B, a, b, n_classes, min_leaf, ent, xlx, cl, ct):
+    """The best split ``(feature, k, threshold, improvement)`` of the rows ``[a, b)`` of
+    the layout (see :func:`_cart_grow`)."""
+    best = (-1, 0, 0.0, 0.0)
+    if V is not None:
+        best = _best_split_v(V[1], V[2], a, b, n_classes, min_leaf, ent, xlx, cl, ct)
+    if B is not None:
+        best = _best_split_b(B[0], B[1], B[2], a, b, n_classes, min_leaf, ent, xlx, cl, ct,
+                             B[4])
+    return best
+
+
+@njit(cache=True)
+def _partition(V, B, a, b, j, k):
+    """Partition the rows ``[a, b)`` of the layout (see :func:`_cart_grow`): the ``k``
+    rows of the left side of the split on feature ``j`` first."""
+    if V is not None:
+        _partition_v(V[0], V[1], V[2], a, b, j, k, V[3], V[4], V[5], V[6])
+    if B is not None:
+        _partition_b(B[0], B[2], a, b, j, B[3])
+
+
+@njit(cache=True, inline="always")
+def _add_test(feats, thrs, nt, j, thr):
+    """Append the test ``x[j] <= thr`` as test ``nt`` (the arrays doubled when full)."""
+    if nt == feats.shape[0]:
+        f2 = np.empty(2 * nt, dtype=np.int64)
+        t2 = np.empty(2 * nt, dtype=np.float64)
+        f2[:nt] = feats[:nt]
+        t2[:nt] = thrs[:nt]
+        feats = f2
+        thrs = t2
+    feats[nt] = j
+    thrs[nt] = thr
+    return feats, thrs
+
+
+@njit(cache=True)
+def _cart_grow(V, B, n, max_depth, max_leaves, min_leaf, n_classes, ent, xlx):
+    """The greedy CART growth of :func:`cart_tests` on the ``n`` rows of a layout: ``V``
+    the gathered sorted lists of :func:`cart_tests` (``(rows, values, classes, mark,
+    tmp rows, tmp values, tmp classes)``) and ``B`` None, or ``V`` None and ``B`` the row
+    indices of :func:`cart_tests_bin` (``(Xb, codes, rows, tmp, c1)``), read through
+    :func:`_pure`, :func:`_split` and :func:`_partition`."""
     cl = np.zeros(n_classes, dtype=np.int64)
     ct = np.zeros(n_classes, dtype=np.int64)
-    cap = 64
-    feats = np.empty(cap, dtype=np.int64)
-    thrs = np.empty(cap, dtype=np.float64)
+    feats = np.empty(64, dtype=np.int64)
+    thrs = np.empty(64, dtype=np.float64)
     nt = 0
     if max_leaves <= 0:
         sa = np.empty(2 * max_depth + 4, dtype=np.int64)
         sb = np.empty(2 * max_depth + 4, dtype=np.int64)
         sd = np.empty(2 * max_depth + 4, dtype=np.int64)
-        sp = 0
         sa[0] = 0
         sb[0] = n
         sd[0] = 0
@@ -294,25 +351,15 @@ def cart_tests(xt, codes, n_classes, ordm_in, max_depth, max_leaves, min_leaf, c
             a = sa[sp]
             b = sb[sp]
             d = sd[sp]
-            if d >= max_depth or b - a < 2 * min_leaf or _pure_v(cls, a, b):
+            if d >= max_depth or b - a < 2 * min_leaf or _pure(V, B, a, b):
                 continue
-            j, k, thr, _imp = _best_split_v(vals, cls, a, b, n_classes, min_leaf, ent, xlx,
-                                             cl, ct)
+            j, k, thr, _imp = _split(V, B, a, b, n_classes, min_leaf, ent, xlx, cl, ct)
             if j < 0:
                 continue
-            if nt == cap:
-                cap *= 2
-                f2 = np.empty(cap, dtype=np.int64)
-                t2 = np.empty(cap, dtype=np.float64)
-                f2[:nt] = feats[:nt]
-                t2[:nt] = thrs[:nt]
-                feats = f2
-                thrs = t2
-            feats[nt] = j
-            thrs[nt] = thr
+            feats, thrs = _add_test(feats, thrs, nt, j, thr)
             nt += 1
             if d + 1 < max_depth:
-                _partition_v(work, vals, cls, a, b, j, k, mark, tr, tv, tc)
+                _partition(V, B, a, b, j, k)
                 sa[sp] = a + k
                 sb[sp] = b
                 sd[sp] = d + 1
@@ -334,9 +381,8 @@ def cart_tests(xt, codes, n_classes, ordm_in, max_depth, max_leaves, min_leaf, c
     nf = 0
     # frontier node: a splittable leaf with its best split
     j, k, thr, imp = (-1, 0, 0.0, 0.0)
-    if max_depth > 0 and n >= 2 * min_leaf and not _pure_v(cls, 0, n):
-        j, k, thr, imp = _best_split_v(vals, cls, 0, n, n_classes, min_leaf, ent, xlx,
-                                         cl, ct)
+    if max_depth > 0 and n >= 2 * min_leaf and not _pure(V, B, 0, n):
+        j, k, thr, imp = _split(V, B, 0, n, n_classes, min_leaf, ent, xlx, cl, ct)
     if j >= 0:
         fa[0] = 0
         fb[0] = n
@@ -357,16 +403,7 @@ def cart_tests(xt, codes, n_classes, ordm_in, max_depth, max_leaves, min_leaf, c
         d = fd[q]
         j = fj[q]
         k = fk[q]
-        if nt == cap:
-            cap *= 2
-            f2 = np.empty(cap, dtype=np.int64)
-            t2 = np.empty(cap, dtype=np.float64)
-            f2[:nt] = feats[:nt]
-            t2[:nt] = thrs[:nt]
-            feats = f2
-            thrs = t2
-        feats[nt] = j
-        thrs[nt] = ft[q]
+        feats, thrs = _add_test(feats, thrs, nt, j, ft[q])
         nt += 1
         leaves += 1
         # remove q (keep creation order)
@@ -381,14 +418,13 @@ def cart_tests(xt, codes, n_classes, ordm_in, max_depth, max_leaves, min_leaf, c
         nf -= 1
         if leaves >= L or d + 1 >= max_depth:
             continue
-        _partition_v(work, vals, cls, a, b, j, k, mark, tr, tv, tc)
+        _partition(V, B, a, b, j, k)
         for side in range(2):
             ca = a if side == 0 else a + k
             cb = a + k if side == 0 else b
-            if cb - ca < 2 * min_leaf or _pure_v(cls, ca, cb):
+            if cb - ca < 2 * min_leaf or _pure(V, B, ca, cb):
                 continue
-            j2, k2, t2_, i2 = _best_split_v(vals, cls, ca, cb, n_classes, min_leaf,
-                                             ent, xlx, cl, ct)
+            j2, k2, t2, i2 = _split(V, B, ca, cb, n_classes, min_leaf, ent, xlx, cl, ct)
             if j2 < 0:
                 continue
             fa[nf] = ca
@@ -396,7 +432,7 @@ def cart_tests(xt, codes, n_classes, ordm_in, max_depth, max_leaves, min_leaf, c
             fd[nf] = d + 1
             fj[nf] = j2
             fk[nf] = k2
-            ft[nf] = t2_
+            ft[nf] = t2
             fi[nf] = i2
             nf += 1
     return feats[:nt].copy(), thrs[:nt].copy()
@@ -514,21 +550,34 @@ def binary_children(Xb, rows, codes, n_classes, rnd):
 
     ``Xb`` (N, m) uint8. Returns ``(counts (m, C), h (m, 2) int64)``.
     """
-    m = Xb.shape[1]
-    cnt = np.zeros((m, n_classes), dtype=np.int64)
-    h = np.zeros((m, 2), dtype=np.uint64)
+    _kk, cnt, h = _column_sides(Xb, codes, n_classes, rows, None, rnd, None)
+    return cnt, h
+
+
+@njit(cache=True)
+def _column_sides(Xb, codes, n_classes, rows, feats, rnd, zero):
+    """Per test ``t`` on the 0/1 column ``feats[t]`` (column ``t`` when ``feats`` is None):
+    the number, class counts and row-set hash of the rows ``rows`` on one side, ``x = 0``
+    when ``zero`` is True, ``x = 1`` when it is None.  Returns ``(k, counts, h)`` as
+    :func:`threshold_children`.  numba prunes the branches on ``feats`` and ``zero``."""
+    B = Xb.shape[1] if feats is None else feats.shape[0]
+    kk = np.zeros(B, dtype=np.int64)
+    cnt = np.zeros((B, n_classes), dtype=np.int64)
+    h = np.zeros((B, 2), dtype=np.uint64)
     for i in range(rows.shape[0]):
         r = rows[i]
         c = codes[r]
         r0 = rnd[0, r]
         r1 = rnd[1, r]
         xr = Xb[r]
-        for j in range(m):
-            if xr[j]:
-                cnt[j, c] += 1
-                h[j, 0] += r0
-                h[j, 1] += r1
-    return cnt, h.view(np.int64)
+        for t in range(B):
+            x = xr[t] if feats is None else xr[feats[t]]
+            if (x != 0) if zero is None else (x == 0):
+                kk[t] += 1
+                cnt[t, c] += 1
+                h[t, 0] += r0
+                h[t, 1] += r1
+    return kk, cnt, h.view(np.int64)
 
 
 @njit(cache=True)
@@ -662,35 +711,33 @@ def points_hull(cT, cE, cA, out_T, out_E, out_A):
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _best_split_b(Xb, codes, rows, a, b, n_classes, min_leaf, ent, xlx, cl, ct, c1):
-    """:func:`_best_split_v` for 0/1 columns on ``rows[a:b]``: the only cut of a column
-    is ``x <= 0.5`` (left = x == 0); same score arithmetic and first-feature ties."""
-    m = Xb.shape[1]
-    n = b - a
-    for c in range(n_classes):
+@njit(cache=True, inline="always")
+def _ones_counts(Xb, codes, rows, a, b, ct, c1):
+    """Class counts of ``rows[a:b]`` into ``ct`` and, per 0/1 column ``j``, of its rows with
+    ``x_j = 1`` into ``c1[j]`` (both zeroed first)."""
+    for c in range(ct.shape[0]):
         ct[c] = 0
-    for j in range(m):
-        for c in range(n_classes):
+    for j in range(c1.shape[0]):
+        for c in range(c1.shape[1]):
             c1[j, c] = 0
     for i in range(a, b):
         r = rows[i]
         c = codes[r]
         ct[c] += 1
         xr = Xb[r]
-        for j in range(m):
+        for j in range(c1.shape[0]):
             if xr[j]:
                 c1[j, c] += 1
-    parent = 0.0
-    if ent:
-        parent = xlx[n]
-        for c in range(n_classes):
-            parent -= xlx[ct[c]]
-    else:
-        sq = 0.0
-        for c in range(n_classes):
-            sq += float(ct[c]) * float(ct[c])
-        parent = n - sq / n
+
+
+@njit(cache=True)
+def _best_split_b(Xb, codes, rows, a, b, n_classes, min_leaf, ent, xlx, cl, ct, c1):
+    """:func:`_best_split_v` for 0/1 columns on ``rows[a:b]``: the only cut of a column
+    is ``x <= 0.5`` (left = x == 0); same score arithmetic and first-feature ties."""
+    m = Xb.shape[1]
+    n = b - a
+    _ones_counts(Xb, codes, rows, a, b, ct, c1)
+    parent = _node_score(ct, n, n_classes, ent, xlx)
     best = np.inf
     bj = -1
     bk = 0
@@ -753,121 +800,11 @@ def cart_tests_bin(Xb, codes, n_classes, rows_in, max_depth, max_leaves, min_lea
                    xlx):
     """:func:`cart_tests` on 0/1 features ``Xb`` (N, m) uint8 for the rows ``rows_in``:
     the same tests in the same order (thresholds 0.5)."""
-    m = Xb.shape[1]
     n = rows_in.shape[0]
-    rows = rows_in.copy()
-    tmp = np.empty(n, dtype=rows_in.dtype)
-    ent = crit == ENTROPY
-    cl = np.zeros(n_classes, dtype=np.int64)
-    ct = np.zeros(n_classes, dtype=np.int64)
-    c1 = np.zeros((m, n_classes), dtype=np.int64)
-    cap = 64
-    feats = np.empty(cap, dtype=np.int64)
-    nt = 0
-    if max_leaves <= 0:
-        sa = np.empty(2 * max_depth + 4, dtype=np.int64)
-        sb = np.empty(2 * max_depth + 4, dtype=np.int64)
-        sd = np.empty(2 * max_depth + 4, dtype=np.int64)
-        sa[0] = 0
-        sb[0] = n
-        sd[0] = 0
-        sp = 1
-        while sp > 0:
-            sp -= 1
-            a = sa[sp]
-            b = sb[sp]
-            d = sd[sp]
-            if d >= max_depth or b - a < 2 * min_leaf or _pure_b(codes, rows, a, b):
-                continue
-            j, k, _thr, _imp = _best_split_b(Xb, codes, rows, a, b, n_classes, min_leaf, ent,
-                                             xlx, cl, ct, c1)
-            if j < 0:
-                continue
-            if nt == cap:
-                cap *= 2
-                f2 = np.empty(cap, dtype=np.int64)
-                f2[:nt] = feats[:nt]
-                feats = f2
-            feats[nt] = j
-            nt += 1
-            if d + 1 < max_depth:
-                _partition_b(Xb, rows, a, b, j, tmp)
-                sa[sp] = a + k
-                sb[sp] = b
-                sd[sp] = d + 1
-                sp += 1
-                sa[sp] = a
-                sb[sp] = a + k
-                sd[sp] = d + 1
-                sp += 1
-        return feats[:nt].copy(), np.full(nt, 0.5)
-    L = max_leaves
-    fa = np.empty(L + 1, dtype=np.int64)
-    fb = np.empty(L + 1, dtype=np.int64)
-    fd = np.empty(L + 1, dtype=np.int64)
-    fj = np.empty(L + 1, dtype=np.int64)
-    fk = np.empty(L + 1, dtype=np.int64)
-    fi = np.empty(L + 1, dtype=np.float64)
-    nf = 0
-    j, k, imp = -1, 0, 0.0
-    if max_depth > 0 and n >= 2 * min_leaf and not _pure_b(codes, rows, 0, n):
-        j, k, _thr, imp = _best_split_b(Xb, codes, rows, 0, n, n_classes, min_leaf, ent, xlx,
-                                        cl, ct, c1)
-    if j >= 0:
-        fa[0] = 0
-        fb[0] = n
-        fd[0] = 0
-        fj[0] = j
-        fk[0] = k
-        fi[0] = imp
-        nf = 1
-    leaves = 1
-    while leaves < L and nf > 0:
-        q = 0
-        for i in range(1, nf):
-            if fi[i] > fi[q]:
-                q = i
-        a = fa[q]
-        b = fb[q]
-        d = fd[q]
-        j = fj[q]
-        k = fk[q]
-        if nt == cap:
-            cap *= 2
-            f2 = np.empty(cap, dtype=np.int64)
-            f2[:nt] = feats[:nt]
-            feats = f2
-        feats[nt] = j
-        nt += 1
-        leaves += 1
-        for i in range(q, nf - 1):
-            fa[i] = fa[i + 1]
-            fb[i] = fb[i + 1]
-            fd[i] = fd[i + 1]
-            fj[i] = fj[i + 1]
-            fk[i] = fk[i + 1]
-            fi[i] = fi[i + 1]
-        nf -= 1
-        if leaves >= L or d + 1 >= max_depth:
-            continue
-        _partition_b(Xb, rows, a, b, j, tmp)
-        for side in range(2):
-            ca = a if side == 0 else a + k
-            cb = a + k if side == 0 else b
-            if cb - ca < 2 * min_leaf or _pure_b(codes, rows, ca, cb):
-                continue
-            j2, k2, _t2, i2 = _best_split_b(Xb, codes, rows, ca, cb, n_classes, min_leaf,
-                                            ent, xlx, cl, ct, c1)
-            if j2 < 0:
-                continue
-            fa[nf] = ca
-            fb[nf] = cb
-            fd[nf] = d + 1
-            fj[nf] = j2
-            fk[nf] = k2
-            fi[nf] = i2
-            nf += 1
-    return feats[:nt].copy(), np.full(nt, 0.5)
+    B = (Xb, codes, rows_in.copy(), np.empty(n, dtype=rows_in.dtype),
+         np.zeros((Xb.shape[1], n_classes), dtype=np.int64))
+    return _cart_grow(None, B, n, max_depth, max_leaves, min_leaf, n_classes,
+                      crit == ENTROPY, xlx)
 
 
 @njit(cache=True)
@@ -877,14 +814,7 @@ def min_error_split_bin(Xb, codes, n_classes, rows):
     n = rows.shape[0]
     ct = np.zeros(n_classes, dtype=np.int64)
     c1 = np.zeros((m, n_classes), dtype=np.int64)
-    for i in range(n):
-        r = rows[i]
-        c = codes[r]
-        ct[c] += 1
-        xr = Xb[r]
-        for j in range(m):
-            if xr[j]:
-                c1[j, c] += 1
+    _ones_counts(Xb, codes, rows, 0, n, ct, c1)
     best = -1
     for j in range(m):
         n1 = 0
@@ -908,20 +838,4 @@ def min_error_split_bin(Xb, codes, n_classes, rows):
 def zero_children(Xb, codes, n_classes, rows, feats, rnd):
     """:func:`threshold_children` for the tests ``x[feature] <= 0.5`` on 0/1 features:
     left sizes, left class counts and left row-set hashes."""
-    B = feats.shape[0]
-    kk = np.zeros(B, dtype=np.int64)
-    cnt = np.zeros((B, n_classes), dtype=np.int64)
-    h = np.zeros((B, 2), dtype=np.uint64)
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        c = codes[r]
-        r0 = rnd[0, r]
-        r1 = rnd[1, r]
-        xr = Xb[r]
-        for t in range(B):
-            if xr[feats[t]] == 0:
-                kk[t] += 1
-                cnt[t, c] += 1
-                h[t, 0] += r0
-                h[t, 1] += r1
-    return kk, cnt, h.view(np.int64)
+    return _column_sides(Xb, codes, n_classes, rows, feats, rnd, True)

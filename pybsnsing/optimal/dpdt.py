@@ -143,23 +143,31 @@ class Test:
 # ---------------------------------------------------------------------------
 
 
-class _CartSpace:
-    """The ``"cart"`` generator's settings and its expansion of a state (the tests of a
-    greedy CART tree, depth- or leaf-limited); a subclass holds the rows of a state and
-    provides ``_tests``, ``_children`` and ``_min_error`` on its layout."""
+class _Space:
+    """What every state space holds: the DPDT kernels (``K``), the rows' class codes and
+    the number of classes, and the rows' hash keys (``rnd``)."""
 
-    def __init__(self, n, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
+    def __init__(self, codes, C, rnd):
         from ..kernels import dpdt as K
 
         self.K = K
         self.codes = codes
         self.C = C
         self.rnd = rnd
+
+
+class _CartSpace(_Space):
+    """The ``"cart"`` generator's settings and its expansion of a state (the tests of a
+    greedy CART tree, depth- or leaf-limited); a subclass holds the rows of a state and
+    provides ``_tests``, ``_children`` and ``_min_error`` on its layout."""
+
+    def __init__(self, n, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
+        super().__init__(codes, C, rnd)
         self.cart_depth = cart_depth
         self.cart_leaves = cart_leaves
         self.min_leaf = min_leaf
-        self.crit = K.ENTROPY if criterion == "entropy" else K.GINI
-        self.xlx = K.xlogx_table(n)
+        self.crit = self.K.ENTROPY if criterion == "entropy" else self.K.GINI
+        self.xlx = self.K.xlogx_table(n)
         self.shortcuts = 0
 
     def expand(self, state, depth, greedy, last=False):
@@ -257,17 +265,12 @@ class _BinaryCartSpace(_CartSpace):
         return state[col == 0] if side == 0 else state[col == 1]
 
 
-class _BinarySpace:
+class _BinarySpace(_Space):
     """0/1 features; a state is its row indices (int32)."""
 
     def __init__(self, Xb, codes, C, rnd, top_b):
-        from ..kernels import dpdt as K
-
-        self.K = K
+        super().__init__(codes, C, rnd)
         self.Xb = np.ascontiguousarray(Xb, dtype=np.uint8)
-        self.codes = codes
-        self.C = C
-        self.rnd = rnd
         self.top_b = top_b  # None = all features
 
     def root(self):
@@ -303,18 +306,13 @@ class _BinarySpace:
         return Test("bin", int(f))
 
 
-class _RuleSpace:
+class _RuleSpace(_Space):
     """bsnsing OR-rules found on the state's rows; a state is its row indices."""
 
     def __init__(self, X, names, codes, C, rnd, control, depth, costs):
-        from ..kernels import dpdt as K
-
-        self.K = K
+        super().__init__(codes, C, rnd)
         self.X = np.asfortranarray(X, dtype=np.float64)
         self.names = list(names)
-        self.codes = codes
-        self.C = C
-        self.rnd = rnd
         self.control = control
         self.depth = depth
         self.rules: list[str] = []
@@ -480,13 +478,9 @@ class _Store:
 
 
 class _Builder:
-    def __init__(self, space, codes, C, D, cost_of, max_states, deadline, on_limit):
-        from ..kernels import dpdt as K
-
-        self.K = K
+    def __init__(self, space, D, cost_of, max_states, deadline, on_limit):
+        self.K = space.K
         self.space = space
-        self.codes = codes
-        self.C = C
         self.D = D
         self.cost_of = cost_of
         self.max_states = max_states
@@ -657,17 +651,8 @@ class DPDTTreeModel(OptimalTreeModel):
     # --------------------------------------------------------- input data
     def _input_matrix(self, X: Any) -> np.ndarray:
         if isinstance(X, pd.DataFrame):
-            if self.design is not None and not set(self.feature_names) <= set(X.columns):
-                from .binarize import apply_binarizer
-
-                df = self._design_frame(X)
-                if self.binarizer is not None:
-                    df = apply_binarizer(self.binarizer, df, fit=False)
-                X = df
-            missing = [c for c in self.feature_names if c not in X.columns]
-            if missing:
-                raise KeyError(f"the data lack the columns {missing[:10]}")
-            A = X[self.feature_names].to_numpy(dtype=float, na_value=np.nan)
+            X = self._feature_frame(X, need_binarizer=False)
+            A = X.to_numpy(dtype=float, na_value=np.nan)
         else:
             A = np.asarray(X, dtype=float)
             if A.ndim == 1:
@@ -678,19 +663,9 @@ class DPDTTreeModel(OptimalTreeModel):
             )
         return A
 
-    def apply(self, X: Any) -> np.ndarray:
-        """Id of the leaf each row of ``X`` falls into."""
-        A = self._input_matrix(X)
-        at = np.zeros(A.shape[0], dtype=np.int64)
-        for nd in self.nodes:
-            if nd.is_leaf:
-                continue
-            here = np.flatnonzero(at == nd.id)
-            if here.size == 0:
-                continue
-            true = self.tests[nd.feature].mask(A[here], self.feature_names)
-            at[here] = np.where(true, nd.left, nd.right)
-        return at
+    def _goes_left(self, nd: OptimalTreeNode, A: np.ndarray, here: np.ndarray) -> np.ndarray:
+        # the rows where the node's test is true
+        return self.tests[nd.feature].mask(A[here], self.feature_names)
 
     # --------------------------------------------------------------- text
     def _condition(self, parent: OptimalTreeNode, right: bool) -> str:  # type: ignore[override]
@@ -723,11 +698,7 @@ class DPDTTreeModel(OptimalTreeModel):
             lo, hi = self.alpha_range
             lines.append(f"Selected for alpha in [{lo:.6g}, {hi:.6g}]"
                          + ("; optimal over all trees (tests='all')" if self.optimal else ""))
-        lines += ["", "Confusion matrix (training):"]
-        lines += self.confusion_matrix().to_string().splitlines()
-        lines += ["", "Tree:", "node), condition, n, errors, class (class proportions); * a leaf"]
-        lines += self.tree_lines()
-        return "\n".join(lines)
+        return "\n".join(lines + self._summary_tail())
 
     def __repr__(self) -> str:
         return (f"<DPDTTreeModel: depth {self.depth}, {self.num_nodes} split nodes, "
@@ -1163,8 +1134,8 @@ def dpdt_fit(
         space = _BinarySpace(A, codes, C, rnd,
                              as_whole(top_b, "top_b", 1) if tests == "binary" else None)
     deadline = None if time_limit is None else t0 + float(time_limit)
-    b = _Builder(space, codes, C, max_depth, _cost_function(tests, space, costs), max_states,
-                 deadline, on_limit)
+    b = _Builder(space, max_depth, _cost_function(tests, space, costs), max_states, deadline,
+                 on_limit)
     b.unit_costs = costs is None
     root = _solve_root(b, space, codes, C, rnd)
     hull, front, vert = _front_tables(b, root, n, grid, exact_hull)

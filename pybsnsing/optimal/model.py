@@ -182,23 +182,31 @@ class OptimalTreeModel(OptimalTreeAccessors):
                 D[miss, j] = med[j]
         return pd.DataFrame(D, columns=self.design.names, index=X.index)
 
-    def _binary_matrix(self, X: Any) -> np.ndarray:
+    def _feature_frame(self, X: pd.DataFrame, need_binarizer: bool) -> pd.DataFrame:
+        """The feature columns of a data frame of new data.  A frame of the original
+        predictors instead is turned into the design matrix (:meth:`_design_frame`) and
+        binarised as in training when the model has a binarizer; without one, it is an
+        error when the features come from a binarizer (``need_binarizer``)."""
+        if self.design is not None and not set(self.feature_names) <= set(X.columns):
+            from .binarize import apply_binarizer
+
+            X = self._design_frame(X)
+            if self.binarizer is not None:
+                X = apply_binarizer(self.binarizer, X, fit=False)
+            elif need_binarizer:
+                raise PybsnsingValueError(
+                    "this model has no binarizer (a custom binarizer is not saved by "
+                    "to_dict); pass the binary feature columns instead"
+                )
+        missing = [c for c in self.feature_names if c not in X.columns]
+        if missing:
+            raise PybsnsingKeyError(f"the data lack the feature columns {missing[:10]}")
+        return X[self.feature_names]
+
+    def _input_matrix(self, X: Any) -> np.ndarray:
         """The 0/1 feature matrix of new data (array or data frame)."""
         if isinstance(X, pd.DataFrame):
-            if self.design is not None and not set(self.feature_names) <= set(X.columns):
-                from .binarize import apply_binarizer
-
-                df = self._design_frame(X)
-                if self.binarizer is None:
-                    raise PybsnsingValueError(
-                        "this model has no binarizer (a custom binarizer is not saved by "
-                        "to_dict); pass the binary feature columns instead"
-                    )
-                X = apply_binarizer(self.binarizer, df, fit=False)
-            missing = [c for c in self.feature_names if c not in X.columns]
-            if missing:
-                raise PybsnsingKeyError(f"the data lack the feature columns {missing[:10]}")
-            X = X[self.feature_names]
+            X = self._feature_frame(X, need_binarizer=True)
         Xb = check_binary(X, "X")
         if Xb.shape[1] != self.n_features:
             raise PybsnsingValueError(
@@ -206,18 +214,22 @@ class OptimalTreeModel(OptimalTreeAccessors):
             )
         return Xb
 
+    def _goes_left(self, nd: OptimalTreeNode, A: np.ndarray, here: np.ndarray) -> np.ndarray:
+        """Which of the rows ``here`` of the input matrix ``A`` (:meth:`_input_matrix`)
+        the split node ``nd`` sends to its left child: feature 0."""
+        return A[here, nd.feature] != 1
+
     def apply(self, X: Any) -> np.ndarray:
         """Id of the leaf each row of ``X`` falls into."""
-        Xb = self._binary_matrix(X)
-        at = np.zeros(Xb.shape[0], dtype=np.int64)
+        A = self._input_matrix(X)
+        at = np.zeros(A.shape[0], dtype=np.int64)
         for nd in self.nodes:  # pre-order: a parent comes before its children
             if nd.is_leaf:
                 continue
             here = at == nd.id
             if not here.any():
                 continue
-            bit = Xb[here, nd.feature] == 1
-            at[here] = np.where(bit, nd.right, nd.left)
+            at[here] = np.where(self._goes_left(nd, A, here), nd.left, nd.right)
         return at
 
     def predict(self, X: Any, type: str = "class") -> np.ndarray:
@@ -360,11 +372,14 @@ class OptimalTreeModel(OptimalTreeAccessors):
             lines.append(
                 "Search: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.stats.items())
             )
-        lines += ["", "Confusion matrix (training):"]
+        return "\n".join(lines + self._summary_tail())
+
+    def _summary_tail(self) -> list[str]:
+        """The end of :meth:`summary`: the training confusion matrix and the tree."""
+        lines = ["", "Confusion matrix (training):"]
         lines += self.confusion_matrix().to_string().splitlines()
         lines += ["", "Tree:", "node), condition, n, errors, class (class proportions); * a leaf"]
-        lines += self.tree_lines()
-        return "\n".join(lines)
+        return lines + self.tree_lines()
 
     # ----------------------------------------------------------- persistence
     def to_dict(self) -> dict:
