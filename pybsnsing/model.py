@@ -158,6 +158,11 @@ class BsnsingSummary:
     __repr__ = __str__
 
 
+def _file_header(kind: str, model: Any) -> dict:
+    """The first fields of a saved model (:meth:`BsnsingModel.to_dict`)."""
+    return {"type": kind, "format_version": 1, "call": model.call, "formula": model.formula}
+
+
 @dataclass
 class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
     """A fitted two-class bsnsing tree.
@@ -349,10 +354,7 @@ class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
         column then has no median to fall back on).
         """
         return {
-            "type": "bsnsing",
-            "format_version": 1,
-            "call": self.call,
-            "formula": self.formula,
+            **_file_header("bsnsing", self),
             "ycode": [_jsonable(v) for v in self.ycode],
             "y": np.asarray(self.y).astype(int).tolist(),
             "control": self.control.to_r_dict()
@@ -434,10 +436,7 @@ class MBsnsingModel(MultiTreeAccessors, MultiPruningMixin, _ModelOutputs):
     def to_dict(self, include_data: bool = True) -> dict:
         """Everything needed to rebuild the model, as JSON-ready values."""
         return {
-            "type": "mbsnsing",
-            "format_version": 1,
-            "call": self.call,
-            "formula": self.formula,
+            **_file_header("mbsnsing", self),
             "ylevels": [_jsonable(v) for v in self.ylevels],
             "yprior": self.yprior.tolist(),
             "trees": [t.to_dict(include_data=include_data and k == 0)

@@ -575,11 +575,8 @@ def _partition_tree(
     frame goes through the C function's three stages: split the node and
     descend left, descend right, combine the children's complexities.
     """
-    min_split = ip[IP_MIN_SPLIT]
-    min_node = ip[IP_MIN_NODE]
-    maxnode = ip[IP_MAXNODE]
-    maxpri = ip[IP_MAXPRI]
-    alpha = fp[FP_ALPHA]
+    min_split, min_node = ip[IP_MIN_SPLIT], ip[IP_MIN_NODE]
+    maxnode, maxpri, alpha = ip[IP_MAXNODE], ip[IP_MAXPRI], fp[FP_ALPHA]
     depth_cap = 64
     # the stack of frames: int64 fields (FR_ columns) and the left child's risk; every
     # field is written when the frame is pushed or before it is read

@@ -114,15 +114,8 @@ class Engine:
     solver (below 5 matrices' worth, row-by-row counter updates are disabled).
     """
 
-    def __init__(
-        self,
-        data: PackedData,
-        max_depth: int,
-        A: int,
-        B: int,
-        cache_bits: int | None = None,
-        counter_memory: int = 1 << 28,
-    ) -> None:
+    def __init__(self, data: PackedData, max_depth: int, A: int, B: int,
+                 cache_bits: int | None = None, counter_memory: int = 1 << 28) -> None:
         if cache_bits is None:
             cache_bits = 8 if max_depth <= 2 else (12 if max_depth == 3 else 16)
         self.st = _k.SearchState(
@@ -206,9 +199,8 @@ class Engine:
         meta[_k.M_TIMEOUT] = 0
         return status
 
-    def search(
-        self, max_depth: int, max_nodes: int, deadline: float, incumbent: SearchResult | None = None
-    ) -> SearchResult:
+    def search(self, max_depth: int, max_nodes: int, deadline: float,
+               incumbent: SearchResult | None = None) -> SearchResult:
         """Optimal tree for budgets (max_depth <= the engine's, max_nodes), anytime.
 
         ``incumbent``: a known tree within these budgets (for example the optimum of
@@ -257,16 +249,9 @@ class Engine:
         )
 
 
-def search(
-    data: PackedData,
-    max_depth: int,
-    max_nodes: int,
-    A: int,
-    B: int,
-    time_limit: float,
-    cache_bits: int | None = None,
-    counter_memory: int = 1 << 28,
-) -> SearchResult:
+def search(data: PackedData, max_depth: int, max_nodes: int, A: int, B: int,
+           time_limit: float, cache_bits: int | None = None,
+           counter_memory: int = 1 << 28) -> SearchResult:
     """Optimal tree search with an anytime fallback (one :class:`Engine`, one search)."""
     deadline = time.perf_counter() + float(time_limit)
     d, n = normalise(max_depth, max_nodes)

@@ -189,16 +189,9 @@ def stratified_folds(codes: np.ndarray, k: int, seed: int | None) -> np.ndarray:
     return fold
 
 
-def murtree_cv(
-    X_binary: Any,
-    y: Any,
-    max_depth: int = 3,
-    max_num_nodes: int | None = None,
-    cv: int = 5,
-    random_state: int | None = 0,
-    time_limit: float | None = 600,
-    fewest_nodes: bool = True,
-) -> MurTreeCV:
+def murtree_cv(X_binary: Any, y: Any, max_depth: int = 3, max_num_nodes: int | None = None,
+               cv: int = 5, random_state: int | None = 0, time_limit: float | None = 600,
+               fewest_nodes: bool = True) -> MurTreeCV:
     """Pick the node budget by stratified k-fold cross-validation (MurTree's tuning).
 
     A :func:`murtree_path` on each training part; every budget's tree predicts the

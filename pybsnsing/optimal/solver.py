@@ -82,17 +82,10 @@ def cost_weights(
     return K << s, (P << s) + 1, s
 
 
-def murtree_fit(
-    X_binary: Any,
-    y: Any,
-    max_depth: int = 3,
-    max_num_nodes: int | None = None,
-    sparse_coefficient: float = 0.0,
-    time_limit: float | None = 600,
-    fewest_nodes: bool = True,
-    sample_weight: Any = None,
-    class_weight: Any = None,
-) -> OptimalTreeModel:
+def murtree_fit(X_binary: Any, y: Any, max_depth: int = 3, max_num_nodes: int | None = None,
+                sparse_coefficient: float = 0.0, time_limit: float | None = 600,
+                fewest_nodes: bool = True, sample_weight: Any = None,
+                class_weight: Any = None) -> OptimalTreeModel:
     """Fit an optimal classification tree on binary features with MurTree.
 
     The tree minimises the training misclassifications subject to
