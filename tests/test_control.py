@@ -65,13 +65,14 @@ def test_out_of_range_values_warn_and_are_replaced(kwargs, attr, used):
      {"opt_model": "entropy"}, {"solver_timelimit": 0}],
 )
 def test_invalid_values_raise(kwargs):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError,
+                       match=r"must be (one of|an integer from|positive|'gini' or|True, False)"):
         bscontrol(**kwargs)
 
 
 @pytest.mark.parametrize("kwargs", [{"max_rules": 2.5}, {"node_size": "3"}, {"verbose": "yes"}])
 def test_wrong_types_raise(kwargs):
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"must be (a whole number|True or False)"):
         bscontrol(**kwargs)
 
 

@@ -151,7 +151,8 @@ def test_multiclass_predict_dask(client):
     ref = bsnsing(formula, df)
     lazy = predict_dask(got, dd.from_pandas(df, npartitions=2), type="class")
     np.testing.assert_array_equal(lazy.compute().to_numpy(), ref.predict(df, type="class"))
-    with pytest.raises(PybsnsingValueError):
+    with pytest.raises(PybsnsingValueError,
+                       match=r"predict_dask gives type='class' for a multi-class model"):
         predict_dask(got, dd.from_pandas(df, npartitions=2), type="prob")
 
 
@@ -179,12 +180,13 @@ def test_synthetic100k(client, shared):
 
 def test_errors(client):
     df = _synthetic(500)
-    with pytest.raises(PybsnsingTypeError):
+    with pytest.raises(PybsnsingTypeError,
+                       match="data must be a dask.dataframe.DataFrame, not DataFrame"):
         bsnsing_dask("y ~ .", df, client)
     with pytest.raises(PybsnsingValueError, match="max_rules <= 2"):
         bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=2), client, max_rules=3,
                      local_rows=0, gather_limit=1000)
-    with pytest.raises(PybsnsingValueError):
+    with pytest.raises(PybsnsingValueError, match="local_rows must be an integer >= 0, got -1"):
         bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=2), client, local_rows=-1)
 
 

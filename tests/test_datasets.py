@@ -449,7 +449,7 @@ def test_restore_factors() -> None:
     assert list(out["w"].cat.categories) == ["3", "1", "2"]
     assert out["w"].isna().tolist() == [False, False, False, True]  # 9 is not a level
     assert df["w"].dtype == np.int64  # input untouched
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="column 'nope' listed as a factor is not in the data"):
         restore_factors(df, {"nope": ["a"]})
 
 
@@ -497,7 +497,7 @@ def test_collation_matches_r_sample() -> None:
     assert r_sort(["b", "B", "a"], "codepoint") == ["B", "a", "b"]
     punct = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$0123456789aAbBzZ"
     assert "".join(sorted(punct, key=r_collate_key)) == punct
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="collation must be 'r' or 'codepoint', not 'C'"):
         r_sort(["a"], "C")
 
 

@@ -179,7 +179,8 @@ def test_export_text_shape_and_digits():
     short = export_text(model, digits=2, show_proportion=True)
     assert "prob" in short and short != text
     assert "|----- " in export_text(model, spacing=5)
-    with pytest.raises(pb.errors.PybsnsingValueError):
+    with pytest.raises(pb.errors.PybsnsingValueError,
+                       match="digits must be a positive integer or None, got 0"):
         export_text(model, digits=0)
 
 
@@ -189,7 +190,8 @@ def test_multiclass_and_classifier_and_optimal():
     df = load_dataset("iris")
     model = pb.bsnsing("Species ~ .", df)
     assert export_text(model).count("vs all.other") == 3
-    with pytest.raises(pb.errors.PybsnsingValueError):
+    with pytest.raises(pb.errors.PybsnsingValueError,
+                       match="to_sql of a multi-class model gives the class only"):
         to_sql(model, type="prob")
     clf = BsnsingClassifier().fit(df.drop(columns="Species"), df["Species"])
     f = compile_python(clf)
@@ -248,11 +250,14 @@ def test_optimal_three_classes_sql_prob_equals_predict():
 def test_to_python_rejects_bad_arguments():
     df = load_dataset("kyphosis")
     model = pb.bsnsing("Kyphosis ~ .", df)
-    with pytest.raises(pb.errors.PybsnsingValueError):
+    with pytest.raises(pb.errors.PybsnsingValueError,
+                       match="type must be 'class' or 'prob', got 'raw'"):
         to_python(model, type="raw")
-    with pytest.raises(pb.errors.PybsnsingValueError):
+    with pytest.raises(pb.errors.PybsnsingValueError,
+                       match="name must be a Python identifier, got 'not a name'"):
         to_python(model, name="not a name")
-    with pytest.raises(pb.errors.PybsnsingTypeError):
+    with pytest.raises(pb.errors.PybsnsingTypeError,
+                       match="expected a fitted pybsnsing tree model, got object"):
         to_sql(object())
     t = pb.bsnsing("Kyphosis ~ log(Age) + Number", df)
     if any("log(Age)" in nd.split_rule for nd in t.nodes):

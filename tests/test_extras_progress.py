@@ -48,7 +48,7 @@ def test_require_and_messages(monkeypatch):
     assert {"plot", "sklearn", "progress", "r", "mip", "sat"} <= set(EXTRAS)
     hide(monkeypatch, "tqdm")
     assert not available("progress")
-    with pytest.raises(PybsnsingImportError) as err:
+    with pytest.raises(PybsnsingImportError, match="progress bars needs tqdm") as err:
         require("progress")
     check_extra_error(err.value, "progress")
     assert err.value.name == "tqdm"
@@ -61,14 +61,15 @@ def test_require_and_messages(monkeypatch):
 def test_plot_without_matplotlib(monkeypatch, kyphosis):
     model = bsnsing("Kyphosis ~ .", kyphosis)
     hide(monkeypatch, "matplotlib")
-    with pytest.raises(ImportError) as err:
+    with pytest.raises(ImportError, match=r"plot_tree \(drawing a tree\) needs matplotlib") as err:
         model.plot("t.png")
     check_extra_error(err.value, "plot")
     from pybsnsing.export.roc import plot_roc, roc_auc
 
     roc = roc_auc(kyphosis["Kyphosis"], model.predict(kyphosis), pos_label="present")
     assert 0.5 < roc.auc <= 1  # the numbers need no extra
-    with pytest.raises(ImportError) as err:
+    with pytest.raises(ImportError,
+                       match=r"plot_roc \(drawing an ROC curve\) needs matplotlib") as err:
         plot_roc(roc)
     check_extra_error(err.value, "plot")
     # text drawings need nothing
@@ -80,17 +81,18 @@ def test_sklearn_without_scikit_learn(monkeypatch):
     hide(monkeypatch, "sklearn")
     monkeypatch.delitem(sys.modules, "pybsnsing.sklearn", raising=False)
     monkeypatch.delitem(pybsnsing.__dict__, "BsnsingClassifier", raising=False)
-    with pytest.raises(ImportError) as err:
+    with pytest.raises(ImportError, match=r"BsnsingClassifier\) needs scikit-learn") as err:
         from pybsnsing.sklearn import BsnsingClassifier  # noqa: F401
     check_extra_error(err.value, "sklearn")
-    with pytest.raises(ImportError) as err:
+    with pytest.raises(ImportError, match=r"BsnsingClassifier\) needs scikit-learn") as err:
         pybsnsing.BsnsingClassifier  # noqa: B018
     check_extra_error(err.value, "sklearn")
 
 
 def test_mip_without_highspy(monkeypatch, kyphosis):
     hide(monkeypatch, "highspy")
-    with pytest.raises(ImportError) as err:
+    with pytest.raises(ImportError,
+                       match=r'opt_solver="highs" \(the MIP split solver\) needs highspy') as err:
         bsnsing("Kyphosis ~ .", kyphosis, opt_solver="highs")
     check_extra_error(err.value, "mip")
 
@@ -102,7 +104,7 @@ def test_r_without_rpy2(monkeypatch, kyphosis):
     r_rpart.r_available.cache_clear()
     r_rpart._helpers.cache_clear()
     try:
-        with pytest.raises(ImportError) as err:
+        with pytest.raises(ImportError, match="R through rpy2 needs rpy2") as err:
             bsnsing("Kyphosis ~ .", kyphosis, import_external="r")
         check_extra_error(err.value, "r")
     finally:
@@ -130,7 +132,7 @@ def test_progress_per_class_tree(capsys):
 
 def test_progress_needs_tqdm_only_when_asked(monkeypatch, kyphosis, capsys):
     hide(monkeypatch, "tqdm")
-    with pytest.raises(ImportError) as err:
+    with pytest.raises(ImportError, match=r"a progress bar \(progress=True\) needs tqdm") as err:
         bsnsing("Kyphosis ~ .", kyphosis, progress=True)
     check_extra_error(err.value, "progress")
     bsnsing("Kyphosis ~ .", kyphosis, progress="auto")  # no bar, no error
@@ -146,7 +148,8 @@ def test_progress_auto_is_silent_off_a_terminal(kyphosis, capsys):
 
 @pytest.mark.parametrize("bad", ["yes", "always", pd.NA])
 def test_progress_bad_values(kyphosis, bad):
-    with pytest.raises((PybsnsingValueError, TypeError)):
+    with pytest.raises((PybsnsingValueError, TypeError),
+                       match="progress must be True, False or 'auto', got "):
         bsnsing("Kyphosis ~ .", kyphosis, progress=bad)
 
 

@@ -384,7 +384,7 @@ def test_time_limit_returns_incumbent_with_warning():
     if r.cols:
         assert _feasible(B, y, np.arange(B.shape[1]), r.cols, 2, 1, False, "enum")
         assert r.objval == _objective(B, y, r.cols, "gini") >= 7460.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="time_limit must be > 0, got 0.0"):
         mip_search(B, y, time_limit=0)
 
 

@@ -223,11 +223,11 @@ def test_latex_options():
                          "At each internal (split) node, the left child answers ``yes''  and "
                          "the right child answers ``no'' to the split question.\n"
                          "\\end{document}\n")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="rule_font must be one of .*; got 'huge'"):
         to_latex(model, rule_font="huge")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="papersize must be one of .*; got 'b'"):
         to_latex(model, papersize="b")  # ambiguous prefix, as in R's match.arg
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"class_colors must have two colours, got \('red',\)"):
         to_latex(model, class_colors=("red",))
 
 
@@ -515,7 +515,7 @@ def test_plot_digits_of_cut_points():
     assert "x.1 < -0.31\n" in _all_text(plot_tree(model, digits=2)) + "\n"
     assert "x.1 < -0.314214229999504" in _all_text(plot_tree(model, digits=None))
     assert "-0.314214229999504" in str(model.summary())  # print/summary keep R's digits
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="digits must be at least 1, got 0"):
         plot_tree(model, digits=0)
     plt.close("all")
 
@@ -542,7 +542,7 @@ def test_plot_max_depth_truncates():
     assert cut.get_size_inches()[0] < full.get_size_inches()[0]
     root_only = plot_tree(model, max_depth=0)
     assert len(_boxes(root_only)) == 1 and "+ 62 nodes below" in _all_text(root_only)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="max_depth must be at least 0, got -1"):
         plot_tree(model, max_depth=-1)
     plt.close("all")
 
@@ -614,7 +614,7 @@ def test_plot_multiclass_panels(tmp_path):
     one = plot_tree(model, tree=1)
     assert len(one.axes) == 1 and "Tree 2: versicolor vs. all.other" in _all_text(one)
     plt.close(one)
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="tree index 5 out of range for 3 class trees"):
         plot_tree(model, tree=5)
 
 
@@ -628,7 +628,7 @@ def test_plot_into_given_axes(tmp_path):
     fig, axes = plt.subplots(3, 1)
     assert plot_tree(multi, tmp_path / "x.png", ax=axes) is fig
     assert (tmp_path / "x.png").stat().st_size > 0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="need 3 axes for this model, got 2"):
         plot_tree(multi, ax=axes[:2])
     plt.close(fig)
 
@@ -641,7 +641,7 @@ def test_plot_odd_texts_and_root_only(tmp_path):
     root_only = model_from_record(_record("SPECT", "nsgc"))
     plot_tree(root_only, tmp_path / "root.png")
     assert mpimg.imread(tmp_path / "root.png").size > 0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="orientation must be 'auto', 'vertical' or 'horizontal'"):
         plot_tree(model, orientation="sideways")
 
 

@@ -45,7 +45,8 @@ def test_max_depth_none_is_r_and_depth_d_is_the_truncated_tree(fitted):
 def test_max_depth_is_checked():
     df = load_dataset("kyphosis")
     for bad in (-1, 1.5, True, "2"):
-        with pytest.raises(InvalidParameterError):
+        with pytest.raises(InvalidParameterError,
+                           match="max_depth must be (None or a whole number )?>= 0"):
             pb.bsnsing("Kyphosis ~ .", df, max_depth=bad)
 
 
@@ -76,7 +77,7 @@ def test_prune_zero_is_the_full_tree_and_a_large_cp_the_root(fitted):
     assert m.prune(0) is not m
     root = m.prune(1.0e9)
     assert root.n_splits == 0 and root.n_leaves == 1
-    with pytest.raises(InvalidParameterError):
+    with pytest.raises(InvalidParameterError, match="cp must be a number >= 0, got -0.1"):
         m.prune(-0.1)
 
 
@@ -113,7 +114,7 @@ def test_cross_validated_columns():
     assert ((t1["xerror"] > 0) & (t1["xstd"] > 0)).all()
     text = m.printcp(xval=5, seed=1)
     assert text.startswith("Root node error: ") and "xerror" in text
-    with pytest.raises(InvalidParameterError):
+    with pytest.raises(InvalidParameterError, match="xval must be 0 or a whole number >= 2, got 1"):
         m.cp_table(xval=1)
 
 
@@ -153,7 +154,7 @@ def test_multiclass_prune_and_classifier_ccp_alpha():
     same = full.model_.prune(0.05 * len(y) / root)
     assert small.model_.tree_signature() == same.tree_signature()
     assert BsnsingClassifier(max_depth=1).fit(X, y).get_depth() == 1
-    with pytest.raises(InvalidParameterError):
+    with pytest.raises(InvalidParameterError, match="cp must be a number >= 0, got -1.0"):
         BsnsingClassifier(ccp_alpha=-1.0).fit(X, y)
     grid = GridSearchCV(BsnsingClassifier(import_external=False),
                         {"ccp_alpha": [0.0, 0.01, 0.5]}, cv=3).fit(X, y)

@@ -149,9 +149,9 @@ def test_one_class_returns_zero_like_r() -> None:
 
 
 def test_input_validation() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="labels and scores must be 1-D and of the same length"):
         ROC_func([0, 1], [0.1])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="need at least one observation"):
         ROC_func([], [])
     with pytest.raises(ValueError, match="missing"):
         ROC_func([0.0, np.nan], [0.1, 0.2])

@@ -150,7 +150,7 @@ def test_question_groups_r_numbering():
     assert question_groups([]).tolist() == []
     # R's strsplit: a text with two '>' is its own group; a trailing '>' is dropped
     assert question_groups(["x > 1 > 2", "x > 1", "x>"]).tolist() == [2, 1, 3]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="texts must be a sequence of strings, not a single string"):
         question_groups("x > 1")
 
 

@@ -251,7 +251,8 @@ def test_missing_values_and_unknown_levels_warn_never_crash():
     clf = BsnsingClassifier(import_external=False).fit(Xa, ya)
     with pytest.warns(MissingValuesWarning):
         assert clf.predict(Xa).shape == (len(Xa),)
-    with pytest.raises(ValueError):  # infinity is not a missing value
+    with pytest.raises(ValueError,
+                       match="Input X contains infinity"):  # infinity is not a missing value
         clf.predict(np.full((1, 3), np.inf))
 
 

@@ -187,7 +187,7 @@ def test_structural_groups_numbering():
     texts = ["c > 1", "a < 2", "c < 0", "b==1", "a > 5", "d >= 1", "f=='x'"]
     assert structural_groups(var, dire).tolist() == question_groups(texts).tolist()
     assert structural_groups([], []).tolist() == []
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="direction must hold only -1, 0 and 1"):
         structural_groups([1, 2], [0, 2])
 
 
