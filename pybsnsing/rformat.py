@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import PybsnsingValueError
+from .errors import PybsnsingError, PybsnsingValueError
 from .rnames import quote_string
 
 __all__ = [
@@ -429,6 +429,14 @@ def _ld_pow10_fac(n: int) -> _LD:
     return _ld_pow10_steps(n, _ld_mul)
 
 
+def _finite_pow10_fac(n: int) -> Fraction:
+    """:func:`_ld_pow10_fac` for ``n <= 400``, where ``10**n`` is a finite long double."""
+    fac = _ld_pow10_fac(n)
+    if not isinstance(fac, Fraction):
+        raise PybsnsingError(f"internal error: 10**{n} is not a finite long double")
+    return fac
+
+
 @functools.lru_cache(maxsize=512)
 def _ld_pow10_inv_fac(n: int) -> _LD:
     """``fac`` of R_strtod5's underflow branch (``expn < -307``): ``fac /= p10``."""
@@ -504,12 +512,10 @@ def _strtod_decimal(digits: str, expn: int) -> float:
         if -27 <= expn < 0:
             return _ld_then_double(mant, _POW10[-expn])
         if -307 <= expn < 0 and expn + len(digits) >= -300:
-            fac = _ld_pow10_fac(-expn)
-            assert isinstance(fac, Fraction)
+            fac = _finite_pow10_fac(-expn)
             return _ld_then_double(mant * fac.denominator, fac.numerator)
         if 0 < expn <= 400:
-            fac = _ld_pow10_fac(expn)
-            assert isinstance(fac, Fraction)
+            fac = _finite_pow10_fac(expn)
             return _ld_then_double(mant * fac.numerator, fac.denominator)
     return _strtod_decimal_exact(digits, expn)
 

@@ -358,7 +358,10 @@ def evaluate_question(q: Question | str, col: Any) -> np.ndarray:
         q = parse_question(q)
     kind, data, missing = _column_kind(col)
     if q.op in _INEQ_OPS or (q.op == "==" and not isinstance(q.value, str)):
-        assert isinstance(q.value, float)
+        if not isinstance(q.value, float):
+            raise PybsnsingTypeError(
+                f"question on {q.name!r} with {q.op!r}: the value must be a float (or, for "
+                f"'==', a str), got {type(q.value).__name__}")
         if kind == "str":
             if q.op == "==":
                 # factor == number: R compares the labels with as.character(number)
@@ -376,8 +379,7 @@ def evaluate_question(q: Question | str, col: Any) -> np.ndarray:
             if q.op == "<=":
                 return data <= v
             return data == v
-    if q.op == "==":
-        assert isinstance(q.value, str)
+    if q.op == "==" and isinstance(q.value, str):  # a number was answered above
         return _match_strings(kind, data, missing, [q.value])
     return _match_strings(kind, data, missing, q.values)
 
@@ -407,24 +409,21 @@ def evaluate_rule(
         questions = [rule]
     else:
         questions = list(rule)
-        if not questions:
-            raise PybsnsingValueError("a rule needs at least one question")
-    out: np.ndarray | None = None
-    cache: dict[str, Any] = {}
-    for q in questions:
+    if not questions:  # parse_rule never gives none
+        raise PybsnsingValueError("a rule needs at least one question")
+    first, *rest = questions
+    cache: dict[str, Any] = {first.label: _get_column(columns, first)}
+    out = evaluate_question(first, cache[first.label]).copy()
+    for q in rest:
         if q.label not in cache:
             cache[q.label] = _get_column(columns, q)
         ans = evaluate_question(q, cache[q.label])
-        if out is None:
-            out = ans.copy()
-        else:
-            if ans.shape != out.shape:
-                raise PybsnsingValueError(
-                    f"columns of the rule have different lengths ({out.shape[0]} vs "
-                    f"{ans.shape[0]} for {q.name!r})"
-                )
-            out |= ans
-    assert out is not None
+        if ans.shape != out.shape:
+            raise PybsnsingValueError(
+                f"columns of the rule have different lengths ({out.shape[0]} vs "
+                f"{ans.shape[0]} for {q.name!r})"
+            )
+        out |= ans
     return out
 
 

@@ -28,6 +28,7 @@ import bisect
 import math
 import time
 import warnings
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -442,16 +443,12 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
     control = grower.control
     Xf = grower.X
     nodes = [root]
-    queue: list[tuple[Node, np.ndarray] | None] = [(root, ordm)]
+    queue: deque[tuple[Node, np.ndarray]] = deque([(root, ordm)])
     del ordm
-    head = 0
     t0 = time.perf_counter()
-    while head < len(queue):
-        item = queue[head]
-        queue[head] = None  # let the node's sorted lists go once it is done
-        head += 1
-        assert item is not None
-        node, ordm = item
+    while queue:
+        # popped: the node's sorted lists go once it is done
+        node, ordm = queue.popleft()
         if max_depth is not None and node.depth >= max_depth:
             continue
         rows = node.obs
@@ -480,7 +477,7 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
                 queue.append((lnode, ord_l))
             if split_r:
                 queue.append((rnode, ord_r))
-        del ordm, item
+        del ordm
         if progress is not None:
             progress(len(nodes))
     return nodes

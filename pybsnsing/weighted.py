@@ -275,7 +275,8 @@ def weighted_enum_search(B: Any, y: Any, sample_weight: Any, groups: Any = None,
     Bm, yv, grp, max_rules, _ = search_args(B, y, groups, max_rules, 0, MAX_RULES_CAP)
     n, m = Bm.shape
     w = check_sample_weight(sample_weight, n)
-    assert w is not None
+    if w is None:
+        raise InvalidParameterError("weighted_enum_search needs sample_weight, got None")
     try:
         ns = float(node_size)
     except (TypeError, ValueError) as exc:
@@ -597,7 +598,8 @@ def grow_weighted_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: 
     n_train = X.shape[0]
     y = np.asarray(y, dtype=np.int64)
     w = check_sample_weight(sample_weight, n_train)
-    assert w is not None
+    if w is None:
+        raise InvalidParameterError("grow_weighted_tree needs sample_weight, got None")
     wtotal = float(w.sum())
     node_size = (int(math.floor(math.sqrt(wtotal))) if control.node_size == 0
                  else int(control.node_size))

@@ -73,7 +73,7 @@ import pandas as pd
 from .._optional import require
 from ..control import BsControl, resolve_control
 from ..design import Design, DesignWarning, build_design, class_priors, code_response
-from ..errors import DataError, PybsnsingTypeError, PybsnsingValueError
+from ..errors import DataError, PybsnsingError, PybsnsingTypeError, PybsnsingValueError
 from ..formula import parse_formula
 from ..model import BsnsingModel, MBsnsingModel
 from ..questions import BIN0, BIN1, EQ, GE, GT, IN, LE, LT, QuestionSet
@@ -556,7 +556,9 @@ class _DaskTree:
             return ""
         spec = _question_spec(sources, Xn, ordm, qsets)
         del Xn, ordm, found
-        assert spec is not None
+        if spec is None:  # _large_sources returns only sources _question_spec handles
+            raise PybsnsingError("internal error: a large node's questions have no "
+                                 "worker-side spec")
         offsets = np.cumsum([0] + [s.m for s in sources]).tolist()
 
         def text(k: int) -> str:

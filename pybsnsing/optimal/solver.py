@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import PybsnsingValueError
+from ..errors import PybsnsingError, PybsnsingValueError
 from ..validation import as_whole, check_binary
 from . import _engine
 from .model import OptimalTreeModel, OptimalTreeNode
@@ -157,7 +157,8 @@ def _repeat_by_weight(X: np.ndarray, classes: np.ndarray, codes: np.ndarray,
     from ..weighted import resolve_weights
 
     w = resolve_weights(None, list(classes), codes, sample_weight, class_weight)
-    assert w is not None
+    if w is None:  # the caller passes a sample_weight or a class_weight
+        raise PybsnsingError("internal error: _repeat_by_weight without weights")
     if not np.all(w == np.floor(w)):
         raise PybsnsingValueError(
             "murtree_fit takes whole-number weights only (the MurTree engine counts rows; "
