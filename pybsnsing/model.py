@@ -1,7 +1,7 @@
 """Fitted models: :class:`BsnsingModel` (two classes) and :class:`MBsnsingModel`.
 
 ``str(model)`` is R's ``print`` text and ``str(model.summary())`` R's
-``summary`` text (spec §8), apart from the ``Call:`` line.
+``summary`` text (docs/r-quirks.md, *Outputs*), apart from the ``Call:`` line.
 
 Saving and loading: ``model.save(path)`` writes JSON and :func:`load_model`
 reads it back. JSON is data: loading a model file never executes anything

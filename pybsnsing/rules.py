@@ -1,4 +1,5 @@
-"""Parsing and evaluating question and rule TEXTS as R bsnsing does (spec §6, Q6).
+"""Parsing and evaluating question and rule TEXTS as R bsnsing does (docs/r-quirks.md,
+*Tree growth* and Q6).
 
 R bsnsing 1.0.1 decides node membership (while growing and in ``predict``) with
 ``with(x, which(eval(parse(text = rule))))``.  So a rule is re-evaluated from
