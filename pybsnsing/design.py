@@ -1,7 +1,7 @@
 """Formula + data -> an R-compatible design matrix and a coded response.
 
 This mirrors what R bsnsing 1.0.1 does through ``model.frame`` and
-``model.matrix`` (spec §7):
+``model.matrix`` (docs/r-quirks.md, *The formula interface*):
 
 * treatment contrasts with an intercept, then the intercept is dropped: a
   factor ``f`` with levels a, b, c becomes the 0/1 columns ``fb`` and ``fc``
@@ -772,7 +772,8 @@ def _plain_label(v: Any, name: Any) -> Any:
 
 
 def code_response(y: pd.Series, collation: str = "r") -> Response:
-    """Classes of the response in R bsnsing's order (spec §7).
+    """Classes of the response in R bsnsing's order (docs/r-quirks.md, *The formula
+    interface*).
 
     For a factor the levels present, in level order (the last is coded 1 for
     two classes); for numbers the sorted distinct values (max coded 1); for

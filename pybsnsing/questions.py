@@ -308,7 +308,6 @@ _INEQ_TEXT = (" > ", " < ", " >= ", " <= ")
 #: ENUM group direction by kind (:meth:`QuestionSet.group_keys`): 0 for > and >=, 1 for <
 #: and <=, -1 for the others
 _DIRECTION = np.array([0, 1, 0, 1, -1, -1, -1, -1], np.int64)
-assert _DIRECTION.shape[0] == len(KINDS)
 
 
 class _Ranges(NamedTuple):
