@@ -38,15 +38,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["STAGES", "cold_start", "wait_stage", "child_cpu", "mark_warm", "tiny_problem"]
+__all__ = ["STAGES", "cold_start", "wait_stage", "ready", "child_cpu", "mark_warm",
+           "tiny_problem"]
 
 #: set in the child process (it must not start another one)
 _CHILD_ENV = "PYBSNSING_COLD_CHILD"
 #: "0": never start the child (kernels compiled on demand, in-process); "1": start it
 #: whatever the load; unset or "auto": start it when a core is idle (:func:`_spare_core`)
 _PARALLEL_ENV = "PYBSNSING_PARALLEL_COMPILE"
-#: the child's stages, in order: the fit's first half, then the other settings' kernels
-STAGES = ("tree", "mr3", "mr4", "parallel")
+#: the child's stages, in order: the fit's first half, the other settings' kernels, then
+#: the one-call question builder, which fits do without until then (they take the
+#: column-by-column code, same questions; see :func:`ready`)
+STAGES = ("tree", "mr3", "mr4", "parallel", "questions")
 #: what the child runs (the stages above, printing one progress line per stage)
 _CHILD_CODE = "from pybsnsing._warmup import child_main; child_main()"
 #: longest wait for one stage of the child (seconds) before giving up on it: a stage
@@ -57,6 +60,7 @@ _cold_checked = False
 _child: subprocess.Popen | None = None
 _done: dict[str, float] = {}  # stage -> the child's CPU seconds when it finished it
 _lines: queue.Queue | None = None  # the child's progress lines, read by a daemon thread
+_later: set[str] = set()  # in the child: the stages it has not reached yet
 
 
 def tiny_problem(n: int, seed: int = 0) -> tuple[np.ndarray, list[str], np.ndarray]:
@@ -68,6 +72,12 @@ def tiny_problem(n: int, seed: int = 0) -> tuple[np.ndarray, list[str], np.ndarr
     y = ((x1 + 0.4 * x2 - 1.0 + rng.normal(0.0, 0.8, n)) > 0).astype(np.int64)
     y[:2] = (0, 1)
     return np.column_stack([x1, x2, x3]), ["x1", "x2", "x3"], y
+
+
+def child_at(stage: str) -> None:
+    """In the child: ``stage`` starts now; the stages after it are not ready yet."""
+    _later.clear()
+    _later.update(STAGES[STAGES.index(stage) + 1:])
 
 
 def mark_warm() -> None:
@@ -136,6 +146,30 @@ def wait_stage(stage: str) -> None:
     :data:`STAGES`); returns at once when there is no child (the usual case)."""
     if _child is not None:
         _read_until(stage)
+
+
+def ready(stage: str) -> bool:
+    """False while the background child is still compiling the kernels of ``stage`` (the
+    caller then takes a path that does not need them), True otherwise (no child: the
+    usual case; kernels are then compiled or loaded on demand). In the child itself, False
+    for the stages it has not reached yet. Never waits."""
+    if stage in _later:
+        return False
+    if _child is None:
+        return True
+    while _lines is not None and stage not in _done:
+        try:
+            line = _lines.get_nowait()
+        except queue.Empty:
+            return False
+        if not line:  # the child ended: compile on demand from now on
+            return True
+        name, _, cpu = line.strip().partition(" ")
+        try:
+            _done[name] = float(cpu)
+        except ValueError:
+            pass
+    return True
 
 
 def child_cpu() -> float:

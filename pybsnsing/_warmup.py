@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from ._coldstart import STAGES, child_cpu, mark_warm, tiny_problem, wait_stage
+from ._coldstart import STAGES, child_at, child_cpu, mark_warm, tiny_problem, wait_stage
 
 __all__ = ["warmup", "child_main", "child_cpu", "wait_stage", "STAGES"]
 
@@ -154,10 +154,10 @@ def warmup(optimal: bool = True, verbose: bool = False) -> dict[str, float]:
 
 def _first_half() -> None:
     """The child's share of a first default fit: the rpart replay of a node's external
-    questions (:func:`pybsnsing.external.node_external`) and their packing, with the
-    grower's own arrays. ``_partition_tree`` goes first, so that the parent process has
-    compiled rpart's column sort (:func:`pybsnsing.tree._compile_parent_half`) by the
-    time the child needs it."""
+    questions (:func:`pybsnsing.external.node_external`) with the grower's own arrays
+    (their packing, compiled by the parent, loads from the cache). ``_partition_tree``
+    goes first, so that the parent process has compiled rpart's column sort
+    (:func:`pybsnsing.tree._compile_parent_half`) by the time the child needs it."""
     from .control import bscontrol
     from .kernels import rpart as R
     from .questions import NodeRows
@@ -185,12 +185,16 @@ def _first_half() -> None:
 
 
 def _later_stage(stage: str) -> None:
-    """The child's background stages: the kernels of max_rules 3, of max_rules 4 (stored
-    levels, general last level), and the parallel kernels of large nodes."""
+    """The child's background stages: the one-call question builder, the kernels of
+    max_rules 3, of max_rules 4 (stored levels, general last level), and the parallel
+    kernels of large nodes."""
     from .control import bscontrol
     from .tree import grow_tree
 
     X, names, y = tiny_problem(200)
+    if stage == "questions":
+        _warm_binarize()
+        return
     if stage in ("mr3", "mr4"):
         grow_tree(X, names, y, bscontrol(max_rules=3 if stage == "mr3" else 4))
         return
@@ -201,6 +205,7 @@ def _later_stage(stage: str) -> None:
 def child_main() -> None:  # pragma: no cover - runs in the child process
     """The compile child's program: the first half of a first fit's kernels, then (at low
     priority) the kernels of the later stages, one progress line per stage."""
+    child_at("tree")
     _first_half()
     print("tree", time.process_time(), flush=True)
     try:
@@ -208,5 +213,6 @@ def child_main() -> None:  # pragma: no cover - runs in the child process
     except (AttributeError, OSError):
         pass
     for stage in STAGES[1:]:
+        child_at(stage)
         _later_stage(stage)
         print(stage, time.process_time(), flush=True)

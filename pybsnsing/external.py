@@ -500,6 +500,14 @@ def node_external(
     that duplicate an earlier one of the same ENUM group changed golden trees).
     """
     _, var, index, _, _, _, _ = _k.rpart_anova_rows(xt, yf, ordm, rows, 2, 20, 7, 0.01, 4)
+    return external_from_splits(X, ordm, names, var, index)
+
+
+def external_from_splits(X: np.ndarray, ordm: np.ndarray, names: list[str], var: np.ndarray,
+                         index: np.ndarray) -> NodeExternal:
+    """:func:`node_external` from rpart's split table (columns ``var``, split points
+    ``index``, int64 and float64): each split asked both ways, cut positions in the
+    node's orders."""
     if var.shape[0] == 0:
         e = np.zeros(0, dtype=np.int64)
         return NodeExternal(names, e, np.zeros(0, dtype=np.bool_), np.zeros(0), e)

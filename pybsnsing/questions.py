@@ -37,6 +37,7 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 import pandas as pd
 
+from ._coldstart import ready as compiled_ready
 from .control import R_NAMES, control_default
 from .errors import PybsnsingValueError
 from .rformat import format_r
@@ -829,6 +830,8 @@ def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
     kernel defers to the column-by-column code (a factor-like column with two values
     that may print alike, a node without both classes, or a perfect rule to keep)."""
     global _kernels
+    if not compiled_ready("questions"):  # a first fit's child still compiles the kernel
+        return None
     if _kernels is None:  # numba: loaded on first use
         from .kernels import binarize as _kernels
     K = _kernels

@@ -500,13 +500,19 @@ def _rpart_kernel():
 
 def _compile_parent_half() -> None:
     """This process's share of a first fit's compiles (the child's is
-    :func:`pybsnsing._warmup.child_main`): rpart's column sort, then a tiny fit without
-    external questions (question packing, the ENUM search of max_rules 2, cut thinning)."""
+    :func:`pybsnsing._warmup.child_main`): rpart's column sort, the packing of external
+    questions (from a made-up split table), then a tiny fit without external questions
+    (question packing, the ENUM search of max_rules 2, cut thinning)."""
     from .control import bscontrol
+    from .external import external_from_splits
     from .kernels import rpart as R
 
     X, names, y = tiny_problem(200)
     g = Grower(X, names, y, bscontrol(), 1)
-    xt = np.ascontiguousarray(g.X.T)
-    R.sort_columns_from_rows(xt, g.root_orders(), np.arange(X.shape[0], dtype=np.int64))
+    ordm = g.root_orders()
+    rows = np.arange(X.shape[0], dtype=np.int64)
+    R.sort_columns_from_rows(np.ascontiguousarray(g.X.T), ordm, rows)
+    ext = external_from_splits(g.X, ordm, g.names, np.zeros(1, dtype=np.int64), np.zeros(1))
+    Xp = np.zeros((ext.m, 1), dtype=np.uint64)
+    ext.pack_node(NodeRows(ordm, rows, g.slot, g.pos), Xp, Xp.copy(), 0)
     grow_tree(X, names, y, bscontrol(import_external=False))
