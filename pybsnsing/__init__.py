@@ -15,7 +15,8 @@ The public names:
 * :class:`BsnsingClassifier` — the scikit-learn estimator (:mod:`pybsnsing.sklearn`);
 * :func:`warmup` — compile or load every numba kernel ahead of the first fit;
 * :class:`PybsnsingError` and its subclasses (:mod:`pybsnsing.errors`) — every
-  problem pybsnsing reports about its input is one of them.
+  problem pybsnsing reports about its input is one of them; :class:`PybsnsingWarning`
+  and its subclasses likewise for every warning.
 
 Heavy optional parts (MurTree, scikit-learn, plots) load on first use.
 """
@@ -27,17 +28,24 @@ from typing import Any
 
 from .api import bsnsing
 from .control import BsControl, bscontrol
-from .errors import (  # noqa: F401 -- re-exported: __all__ takes errors.ERROR_CLASSES
+from .errors import (  # noqa: F401 -- re-exported: __all__ takes ERROR/WARNING_CLASSES
     ERROR_CLASSES,
+    WARNING_CLASSES,
+    ControlWarning,
     DataError,
+    DesignWarning,
+    DPDTLimitWarning,
+    ExternalWarning,
     FormulaError,
     InvalidParameterError,
+    MissingValuesWarning,
     ModelFileError,
     PybsnsingError,
     PybsnsingImportError,
     PybsnsingKeyError,
     PybsnsingTypeError,
     PybsnsingValueError,
+    PybsnsingWarning,
 )
 from .model import BsnsingModel, MBsnsingModel, load_model
 from .questions import binarize, binarize_numeric
@@ -69,6 +77,7 @@ __all__ = [
     "BsnsingModel",
     "MBsnsingModel",
     *ERROR_CLASSES,
+    *WARNING_CLASSES,
     "binarize",
     "binarize_numeric",
     "bscontrol",

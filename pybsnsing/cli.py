@@ -191,8 +191,10 @@ def _progress(args: argparse.Namespace) -> Any:
 
 
 def _print_model(model: Any) -> None:
+    from .export.view import is_multiclass
+
     summary = model.summary()
-    if hasattr(model, "trees"):
+    if is_multiclass(model):
         print(model)
         for k, s in enumerate(summary.classes, start=1):
             print(f"\nTree {k}:\n{s}")

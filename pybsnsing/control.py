@@ -17,14 +17,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .errors import InvalidParameterError, PybsnsingError
+from .errors import ControlWarning, InvalidParameterError, PybsnsingError
 
 __all__ = ["CONTROL_PARAMS", "R_NAMES", "BsControl", "ControlParam", "ControlWarning", "bscontrol",
            "control_default"]
 
-
-class ControlWarning(UserWarning):
-    """A control value was out of range and has been replaced."""
 
 
 _SOLVERS = ("enum_c", "enum", "enum_py", "highs", "greedy")

@@ -45,6 +45,7 @@ import pandas as pd
 
 from .errors import (
     DataError,
+    DesignWarning,
     FormulaError,
     ModelFileError,
     PybsnsingKeyError,
@@ -76,9 +77,6 @@ __all__ = [
     "design_to_dict",
 ]
 
-
-class DesignWarning(UserWarning):
-    """Something about the design matrix the user should know."""
 
 
 @dataclass

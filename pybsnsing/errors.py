@@ -22,6 +22,10 @@ class                          also a                      raised for
 
 Messages name the problem (the column, the parameter, the formula term, the
 file) and, where there is one, the way out.
+
+The warnings live here too: every one derives from :class:`PybsnsingWarning`
+(:class:`ControlWarning`, :class:`DesignWarning`, :class:`ExternalWarning`,
+:class:`MissingValuesWarning`, :class:`DPDTLimitWarning`, also a ``RuntimeWarning``).
 """
 
 from __future__ import annotations
@@ -41,7 +45,16 @@ ERROR_CLASSES = (
     "PybsnsingTypeError",
     "PybsnsingValueError",
 )
-__all__ = [*ERROR_CLASSES, "input_errors"]
+#: the names of the warning classes
+WARNING_CLASSES = (
+    "ControlWarning",
+    "DPDTLimitWarning",
+    "DesignWarning",
+    "ExternalWarning",
+    "MissingValuesWarning",
+    "PybsnsingWarning",
+)
+__all__ = [*ERROR_CLASSES, *WARNING_CLASSES, "input_errors"]
 
 
 class PybsnsingError(Exception):
@@ -92,6 +105,31 @@ class ModelFileError(PybsnsingValueError):
     def __init__(self, reason: str) -> None:
         super().__init__(f"not a valid pybsnsing model file: {reason}")
         self.reason = reason
+
+
+class PybsnsingWarning(UserWarning):
+    """Base class of every warning pybsnsing issues (``warnings.simplefilter("ignore",
+    PybsnsingWarning)`` silences them all)."""
+
+
+class ControlWarning(PybsnsingWarning):
+    """A control value was out of range and has been replaced."""
+
+
+class DesignWarning(PybsnsingWarning):
+    """Something about the design matrix the user should know."""
+
+
+class ExternalWarning(PybsnsingWarning):
+    """Something about the external (rpart) questions the user should know."""
+
+
+class MissingValuesWarning(PybsnsingWarning):
+    """Rows to predict have missing values (their questions are FALSE, as in R bsnsing)."""
+
+
+class DPDTLimitWarning(PybsnsingWarning, RuntimeWarning):
+    """The MDP outgrew a limit; the remaining states were expanded greedily."""
 
 
 @contextlib.contextmanager

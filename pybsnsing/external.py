@@ -80,7 +80,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from .errors import PybsnsingValueError
+from .errors import ExternalWarning, PybsnsingValueError
 from .rformat import format_r, r_atof
 
 if TYPE_CHECKING:
@@ -110,9 +110,6 @@ __all__ = [
     "external_specs",
     "external_questions",
 ]
-
-class ExternalWarning(UserWarning):
-    """Something about the external (rpart) questions the user should know."""
 
 
 def r_rpart_fails(names: Sequence[str]) -> bool:

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import InvalidParameterError, PybsnsingValueError
+from .export.view import is_multiclass
 
 __all__ = ["collapse", "prune_alpha", "pruning_sequence", "truncate"]
 
@@ -309,7 +310,7 @@ def prune_alpha(model: Any, ccp_alpha: float) -> Any:
     """Prune at scikit-learn's ``ccp_alpha`` (cost of a leaf in training
     misclassification rate): ``cp = ccp_alpha * n / R(root)``, per class tree."""
     alpha = _check_cp(ccp_alpha)
-    if hasattr(model, "trees"):
+    if is_multiclass(model):
         out = model.prune(0.0)
         out.trees = [_prune_one(t, alpha) for t in model.trees]
         for t in out.trees[1:]:

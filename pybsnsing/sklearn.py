@@ -64,7 +64,7 @@ from sklearn.utils.validation import (  # noqa: E402
     column_or_1d,
 )
 
-from .errors import PybsnsingValueError, input_errors  # noqa: E402
+from .errors import MissingValuesWarning, PybsnsingValueError, input_errors  # noqa: E402
 from .inspection import EstimatorAccessors  # noqa: E402
 
 try:  # scikit-learn >= 1.6
@@ -84,9 +84,6 @@ _FINITE_KW = ("ensure_all_finite"
               if "ensure_all_finite" in inspect.signature(check_array).parameters
               else "force_all_finite")
 
-
-class MissingValuesWarning(UserWarning):
-    """Rows to predict have missing values (their questions are FALSE, as in R bsnsing)."""
 
 
 def _validate(est: BaseEstimator, X: Any, y: Any = "no_validation", **kwargs: Any) -> Any:

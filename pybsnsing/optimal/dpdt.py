@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import DPDTLimitWarning
 from ..validation import as_whole, check_binary, float_values
 from .model import OptimalTreeModel, OptimalTreeNode
 from .solver import encode_y as _encode_y
@@ -78,9 +79,6 @@ _SEED = 0x0D9D7
 class DPDTLimitError(RuntimeError):
     """The MDP outgrew ``max_states`` or ``time_limit`` (with ``on_limit="raise"``)."""
 
-
-class DPDTLimitWarning(RuntimeWarning):
-    """The MDP outgrew a limit; the remaining states were expanded greedily."""
 
 
 # ---------------------------------------------------------------------------
