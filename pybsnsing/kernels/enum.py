@@ -272,9 +272,9 @@ def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
     """
     m = cp.shape[0]
     keep = np.empty(m, np.int64)
-    kfp = np.empty_like(cp)  # the counts' type: float64 for kernels.weighted.wlevel_one
-    kfn = np.empty_like(cp)
-    ktau = np.empty_like(cp)
+    kfp = np.empty(m, np.int64)
+    kfn = np.empty(m, np.int64)
+    ktau = np.empty(m, np.int64)
     nk = 0
     best_j = -1
     for j in range(m):

@@ -32,8 +32,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .enum import level_one
-
 __all__ = [
     "contingency",
     "byte_tables",
@@ -146,13 +144,34 @@ def _improves(v, vb, tp, fp, n1, n0, nsgc):
 @njit(cache=True)
 def wlevel_one(cp, cn, n1, n0, node_size, nsgc, vb):
     """Level 1 on weighted counts: ``(keep, fp, fn, tau, vb, best_j)`` as
-    :func:`pybsnsing.kernels.enum.level_one` (values not doubled), which it runs on the
-    float64 counts with the incumbent doubled: doubling and halving are exact, so every
-    comparison is that of the undoubled values."""
-    keep, kfp, kfn, ktau, vb2, best_j = level_one(cp, cn, n1, n0, node_size, nsgc, 2.0 * vb)
-    for i in range(ktau.shape[0]):
-        ktau[i] /= 2.0
-    return keep, kfp, kfn, ktau, vb2 / 2.0, best_j
+    :func:`pybsnsing.kernels.enum.level_one` (values not doubled)."""
+    m = cp.shape[0]
+    keep = np.empty(m, np.int64)
+    kfp = np.empty(m, np.float64)
+    kfn = np.empty(m, np.float64)
+    ktau = np.empty(m, np.float64)
+    nk = 0
+    best_j = -1
+    tot = n1 + n0
+    for j in range(m):
+        tp = cp[j]
+        fp = cn[j]
+        fn = n1 - tp
+        npos = tp + fp
+        if npos < node_size or tot - npos < node_size:
+            continue
+        v = _v(fp, fn, n1, n0)
+        if _improves(v, vb, tp, fp, n1, n0, nsgc):
+            vb = v
+            best_j = j
+        t = _tau(fp, fn, n1, n0, v)
+        if t < vb:
+            keep[nk] = j
+            kfp[nk] = fp
+            kfn[nk] = fn
+            ktau[nk] = t
+            nk += 1
+    return keep[:nk], kfp[:nk], kfn[:nk], ktau[:nk], vb, best_j
 
 
 @njit(cache=True)
