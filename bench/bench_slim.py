@@ -127,7 +127,7 @@ def accuracy(root, X, y, classes) -> float:
 
 
 def run_one(data: Path, start: str, name: str, k, budget: int, time_limit: float,
-            sat_timeout: float | None):
+            sat_timeout: float | None, verbose: int = 0):
     from pybsnsing.optimal.slim import _from_model, _predict, _relabel, slim_improve
 
     Xtr, ytr, Xte, yte = load_fold(data, name, k)
@@ -141,17 +141,20 @@ def run_one(data: Path, start: str, name: str, k, budget: int, time_limit: float
     codes = np.searchsorted(classes_tr, yfit)
     _relabel(root, Xtr, codes, f"{start} tree")
     acc0 = accuracy(root, Xte, yte, classes_tr)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = slim_improve(root, Xtr, yfit, budget=budget, total_time_limit=time_limit,
-                       sat_timeout=sat_timeout)
-    secs = time.perf_counter() - t0
+                       sat_timeout=sat_timeout, verbose=verbose)
+    secs, cpu = time.perf_counter() - t0, time.process_time() - c0
     new = _from_model(res.tree, np.asarray(classes_tr))
     acc1 = accuracy(new, Xte, yte, classes_tr)
     assert res.tree.objective == 0 and res.final_depth <= d0
     depths = [d0] + [t["depth"] for t in res.trace]
     assert all(a >= b for a, b in zip(depths, depths[1:], strict=False))
     del classes
-    return d0, res.final_depth, acc0, acc1, secs, res.stats.get("completed")
+    calls = res.stats.get("calls", [])
+    sat_s = sum(c["seconds"] for c in calls)
+    return (d0, res.final_depth, acc0, acc1, secs, cpu, len(calls),
+            res.stats.get("sat_timeouts", 0), sat_s, res.stats.get("completed"))
 
 
 def main(argv=None) -> int:
@@ -164,6 +167,8 @@ def main(argv=None) -> int:
     ap.add_argument("--ci", action="store_true", help="three small instances, 2 folds, 20 s each")
     ap.add_argument("--only", nargs="*", help="start:instance, e.g. iti:hungarian-un")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("-v", "--verbose", action="count", default=0,
+                    help="-v: one line per replacement; -vv: also one per SAT call")
     a = ap.parse_args(argv)
     todo = list(PAPER)
     if a.ci:
@@ -180,15 +185,18 @@ def main(argv=None) -> int:
     say(f"DT-SLIM bench: budget d{a.budget}/c{a.budget}, sat_timeout "
         f"{a.sat_timeout or a.budget} s, {a.time:g} s per fold, folds {a.folds}")
     say(f"{'start':5} {'instance':26} {'depth before':>12} {'after':>6} {'paper':>13} "
-        f"{'acc before':>10} {'after':>6} {'paper':>11} {'s/fold':>7} done")
+        f"{'acc before':>10} {'after':>6} {'paper':>11} {'s/fold':>7} {'cpu s':>7} "
+        f"{'calls':>5} {'t/o':>3} {'sat s':>6} done")
     for start, name in todo:
         ks = folds(a.data, name)[: a.folds]
-        rows = [run_one(a.data, start, name, k, a.budget, a.time, a.sat_timeout) for k in ks]
-        r = np.array([row[:5] for row in rows], dtype=float).mean(0)
-        done = sum(bool(row[5]) for row in rows)
+        rows = [run_one(a.data, start, name, k, a.budget, a.time, a.sat_timeout, a.verbose)
+                for k in ks]
+        r = np.array([row[:9] for row in rows], dtype=float).mean(0)
+        done = sum(bool(row[9]) for row in rows)
         p = PAPER.get((start, name), (np.nan,) * 4)
         say(f"{start:5} {name:26} {r[0]:12.1f} {r[1]:6.1f} {p[0]:6g} -> {p[1]:<4g} "
-            f"{r[2]:10.2f} {r[3]:6.2f} {p[2]:4.2f} -> {p[3]:4.2f} {r[4]:7.1f} {done}/{len(ks)}")
+            f"{r[2]:10.2f} {r[3]:6.2f} {p[2]:4.2f} -> {p[3]:4.2f} {r[4]:7.1f} {r[5]:7.1f} "
+            f"{r[6]:5.0f} {r[7]:3.0f} {r[8]:6.1f} {done}/{len(ks)}")
     if a.out:
         a.out.write_text("\n".join(out) + "\n")
     return 0

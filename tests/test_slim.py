@@ -75,6 +75,16 @@ def test_min_depth_matches_brute_force(encoding, solver):
         assert m.objective == 0 and m.optimal
 
 
+def test_cadical_with_time_limit():
+    """CaDiCaL has no interrupt in python-sat: with a time limit it is solved in
+    conflict-budget slices (answers still exact; a hard call stops near the limit)."""
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        X, y = _tiny(rng)
+        m = min_depth_tree(X, y, encoding="depth", solver="cd19", time_limit=60)
+        assert m.depth == brute_min_depth(X, y) and m.optimal
+
+
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
 @pytest.mark.parametrize("encoding", ["depth", "partition", "auto"])
 def test_xor_needs_depth_k(k, encoding):
@@ -130,6 +140,52 @@ def test_slim_invariants_random(seed, n, k, K):
     res = _check_slim(X, y, g, budget=60, sat_timeout=5, total_time_limit=10)
     if len(y) <= 40:
         assert min_depth_tree(X, y).depth <= res.final_depth
+
+
+def test_reduced_instances_tried_where_unreduced_one_is_too_big(monkeypatch):
+    """Issue 18: when the unreduced (r = 0) instance at P_i cannot be encoded (or times
+    out), its reduced instances (r = 1, 2) at P_i are tried before moving up the path
+    (here P_i is at depth 1; the loop used to go straight to the root)."""
+    from pybsnsing.optimal import slim as slim_mod
+
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, (60, 40)).astype(np.uint8)
+    y = X[:, 0] ^ X[:, 1] ^ (X[:, 2] & X[:, 3])
+    X, idx = np.unique(X, axis=0, return_index=True)
+    y = y[idx]
+    g = greedy_fit(X, y)
+    real = slim_mod.encoding_size
+    monkeypatch.setattr(slim_mod, "encoding_size",
+                        lambda n, k, d, enc="auto": 10 ** 12 if k > 30 else real(n, k, d, enc))
+    res = _check_slim(X, y, g, budget=60, sat_timeout=10, total_time_limit=30)
+    calls = res.stats["calls"]
+    assert res.stats["too_big"] >= 1 and calls
+    assert (calls[0]["root_depth"], calls[0]["r"], calls[0]["l"]) == (1, 1, 1)
+    assert all(c["features"] <= 30 for c in calls)
+    assert res.final_depth < g.depth
+
+
+def test_known_local_instance_not_solved_again():
+    """A local instance refuted once (UNSAT at its target) is not sent to the solver again."""
+    from pybsnsing.optimal.slim import _initial_tree, _limits, _Slim
+
+    X, y = _load("monks-3_bin.data")
+    X, y = X[:40], y[:40]
+    X, idx = np.unique(X, axis=0, return_index=True)
+    y = y[idx]
+    m = min_depth_tree(X, y)          # already of minimum depth: every local try fails
+    Xc, yc = X, np.searchsorted(np.unique(y), y)
+    root, _ = _initial_tree(m, Xc, yc, m.classes_, list(m.feature_names))
+    climit, dlimit, t_sat = _limits(60, None, None, 10)
+    s = _Slim(root, Xc, yc, len(m.classes_), climit, dlimit, t_sat, "g4", "auto", "auto")
+    sel = s.subtree(s.root, 0, False)
+    assert not s.compute(s.root, sel, None, 0, False)
+    assert s.last_status == "unsat"
+    calls = s.stats["sat_calls"]
+    assert calls >= 1 and s.stats["known"] == 0
+    assert not s.compute(s.root, s.subtree(s.root, 0, False), None, 0, False)
+    assert s.stats["sat_calls"] == calls and s.stats["known"] == 1
+    assert s.last_status == "unsat"
 
 
 def test_slim_improves_greedy_tree():

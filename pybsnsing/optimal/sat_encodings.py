@@ -251,6 +251,22 @@ def encoding_size(n: int, k: int, d: int, encoding: str = "auto") -> int:
     return n * (n - 1) * k * d + n * d * 3 * k
 
 
+#: python-sat solvers whose ``interrupt`` is not implemented (CaDiCaL): a time limit is
+#: kept by solving in slices of :data:`CONFLICT_SLICE` conflicts instead
+_NO_INTERRUPT = ("cd19", "cadical195", "cd195")
+CONFLICT_SLICE = 20_000
+
+
+def _solve_in_slices(s: Any, until: float) -> bool | None:
+    """``s.solve_limited`` in conflict-budget slices until an answer or ``until``
+    (perf_counter seconds); None when the time ran out."""
+    while True:
+        s.conf_budget(CONFLICT_SLICE)
+        res = s.solve_limited()
+        if res is not None or time.perf_counter() >= until:
+            return res
+
+
 def solve_depth(X: np.ndarray, y: np.ndarray, d: int, *, encoding: str = "auto",
                 solver: str = "g4", time_limit: float | None = None,
                 ) -> tuple[str, SatNode | None, dict]:
@@ -275,17 +291,27 @@ def solve_depth(X: np.ndarray, y: np.ndarray, d: int, *, encoding: str = "auto",
         clauses, decode = encode_partition(X, y, d)
     else:
         raise ValueError(f"encoding must be 'auto', 'depth' or 'partition', not {encoding!r}")
-    info: dict[str, Any] = {"clauses": len(clauses), "encoding": enc}
+    info: dict[str, Any] = {"clauses": len(clauses), "encoding": enc,
+                            "encode_seconds": time.perf_counter() - t0}
     left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
     if left is not None and left <= 0:
         return "timeout", None, info
     with solvers.Solver(name=solver, bootstrap_with=clauses) as s:
         del clauses
+        info["vars"] = s.nof_vars()
         timer = None
         if left is not None:
             left = time_limit - (time.perf_counter() - t0)
             if left <= 0:
                 return "timeout", None, info
+            if solver in _NO_INTERRUPT:
+                res = _solve_in_slices(s, t0 + time_limit)
+                info["seconds"] = time.perf_counter() - t0
+                if res is None:
+                    return "timeout", None, info
+                if not res:
+                    return "unsat", None, info
+                return "sat", decode(s.get_model()), info
             timer = threading.Timer(left, s.interrupt)
             timer.start()
         try:

@@ -11,18 +11,27 @@
   solver for a tree of depth d(T') - 1 (then lower), and paste the cut-off
   subtrees back (a fresh copy under every special leaf). After every
   replacement the training error is 0 and the depth has not grown
-  (Theorem 2 / Corollary 1): both asserted.
+  (Theorem 2 / Corollary 1): both asserted. Two points the paper's
+  pseudo-code leaves open: when the unreduced (r = 0) instance at P_i is
+  not refuted (too big to encode, or timed out), the reduced instances at
+  P_i itself come before those further up the path (as the authors'
+  ``leaf_rearrange`` / ``reduced_leaf`` do); and a local instance already
+  refuted (UNSAT at a target) or timed out is not sent to the solver again
+  (``stats["known"]`` counts these answers). ``stats["calls"]`` logs every
+  SAT call (root depth, rows, samples, features, depths, encoding, size,
+  seconds, status; ``verbose=2`` prints them).
 * :func:`greedy_fit` — a perfect-fit greedy tree (Gini or entropy, no depth
   limit, no pruning), standing in for C4.5 / ITI as a starting tree.
 * Budgets of the paper (§6): :data:`PRESETS` ``60``, ``300``, ``800`` seconds.
 
 Requires python-sat (the ``sat`` extra: ``pip install "pybsnsing[sat]"``).
 Written from the paper and the project's specification; the authors' code
-(unlicensed) was not used.
+(unlicensed) was read for its behaviour only, none of it is copied.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -296,8 +305,14 @@ class _Slim:
         self.solver, self.encoding, self.support = solver, encoding, support
         rng = np.random.default_rng(12345)
         self.w = rng.integers(1, 2 ** 63 - 1, size=X.shape[1], dtype=np.uint64)
-        self.stats = {"sat_calls": 0, "sat_timeouts": 0, "replacements": 0, "too_big": 0}
+        self.stats = {"sat_calls": 0, "sat_timeouts": 0, "replacements": 0, "too_big": 0,
+                      "known": 0}
+        #: local instance (hash of its distinct rows and classes) -> the deepest target
+        #: proved UNSAT, and the targets that timed out (with the seconds they were given)
+        self.known: dict[bytes, dict] = {}
+        self.last_status = ""
         self.max_clauses = MAX_CLAUSES
+        self.log: Callable[[dict], None] | None = None
         self.annotate()
 
     # ----- bookkeeping
@@ -449,25 +464,46 @@ class _Slim:
         hu = self.height[id(u)]
         cut_h = max((self.height[id(c)] for c in cuts), default=0)
         target = min(tdepth - 1, hu - cut_h)  # Theorem 2: weighted depth cannot grow
+        self.last_status = "unsat"  # nothing shallower is allowed
         if target < 1:
             return False
-        Xr = self.X[S[first]][:, cols]
+        Xr = np.ascontiguousarray(self.X[S[first]][:, cols])
         ylab = lab[first]
         codes, yc = np.unique(ylab, return_inverse=True)
+        yc = np.ascontiguousarray(yc.ravel(), dtype=np.int64)
+        # the same local instance (same distinct rows and classes) comes back whenever
+        # the loop revisits an unchanged subtree: answer it from what is known
+        key = hashlib.blake2b(np.array(Xr.shape, dtype=np.int64).tobytes() + Xr.tobytes()
+                              + yc.tobytes(), digest_size=16).digest()
+        known = self.known.setdefault(key, {"unsat": 0, "timeout": {}})
         t0 = time.perf_counter()
         found = None
         while target >= 1:
             if encoding_size(len(first), len(cols), target, self.encoding) > self.max_clauses:
                 self.stats["too_big"] += 1
+                self.last_status = "too_big"
                 break
             left = self.sat_timeout - (time.perf_counter() - t0)
             if deadline is not None:
                 left = min(left, deadline - time.perf_counter())
             if left <= 0:
+                self.last_status = "timeout"
+                break
+            if target <= known["unsat"] or known["timeout"].get(target, -1.0) >= left:
+                self.stats["known"] += 1
+                self.last_status = "unsat" if target <= known["unsat"] else "timeout"
                 break
             self.stats["sat_calls"] += 1
-            status, tree, info = solve_depth(Xr, yc.ravel(), target, encoding=self.encoding,
+            tc = time.perf_counter()
+            status, tree, info = solve_depth(Xr, yc, target, encoding=self.encoding,
                                              solver=self.solver, time_limit=left)
+            self.log_call(u, r, full, len(S), len(first), len(cols), tdepth, target, status,
+                          info, time.perf_counter() - tc)
+            self.last_status = status
+            if status == "unsat":
+                known["unsat"] = max(known["unsat"], target)
+            if status == "timeout":
+                known["timeout"][target] = max(known["timeout"].get(target, 0.0), left)
             if status != "sat":
                 self.stats["sat_timeouts"] += status == "timeout"
                 break
@@ -486,6 +522,18 @@ class _Slim:
                        f"{tdepth} -> {found.depth()} ({len(first)} samples, {len(cols)} features, "
                        f"{enc})")
         return True
+
+    def log_call(self, u: SatNode, r: int, full: bool, rows: int, samples: int, feats: int,
+                 tdepth: int, target: int, status: str, info: dict, secs: float) -> None:
+        """One SAT call in ``stats["calls"]`` (and printed when ``self.log`` is set)."""
+        rec = {"root_depth": self.depth_of[id(u)], "r": r, "l": int(full), "rows": rows,
+               "samples": samples, "features": feats, "subtree_depth": tdepth,
+               "target": target, "encoding": info.get("encoding"), "vars": info.get("vars"),
+               "clauses": info.get("clauses"), "encode_s": info.get("encode_seconds"),
+               "seconds": secs, "status": status}
+        self.stats.setdefault("calls", []).append(rec)
+        if self.log is not None:
+            self.log(rec)
 
     def rebuild(self, nd: SatNode, cols: np.ndarray, codes: np.ndarray, cuts: list) -> SatNode:
         if nd.is_leaf:
@@ -514,7 +562,7 @@ class _Slim:
             raise AssertionError("DT-SLIM internal error: a replacement made the tree deeper")
 
     # ----- Algorithm 1
-    def run(self, deadline: float | None, t0: float, trace: list, verbose: bool) -> bool:
+    def run(self, deadline: float | None, t0: float, trace: list, verbose: bool | int) -> bool:
         done: dict[int, SatNode] = {}
         while self.stats["replacements"] < 100_000:
             if deadline is not None and time.perf_counter() >= deadline:
@@ -531,11 +579,17 @@ class _Slim:
                 if len(self.rows[id(P[i])]) <= self.climit(max(h, 1)):
                     break
                 i += 1
+            i0 = i
             improved = False
             if i < dv:
                 sel = self.subtree(P[i], 0, False)
                 if sel is not None:
                     improved = self.compute(P[i], sel, deadline, 0, False)
+                if not improved and (sel is None or self.last_status != "unsat"):
+                    # the unreduced instance was not refuted (too big, timed out): its
+                    # reduced instances (r = 1, 2) at P_i are smaller and come first, as
+                    # in the authors' code (leaf_rearrange/reduced_leaf start at P_i)
+                    i += 1
             while i > 0 and not improved:
                 i -= 1
                 for full in (True, False):
@@ -562,6 +616,9 @@ class _Slim:
             else:
                 for n in P:
                     done[id(n)] = n
+                if self.log is not None:
+                    print(f"{time.perf_counter() - t0:8.2f}s   no improvement for the leaf at "
+                          f"depth {dv} (first root index {i0}): its path marked done", flush=True)
         return False
 
 
@@ -584,7 +641,7 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
                  sample_limit: Callable[[int], int] | int | None = None,
                  depth_limit: int | None = None, sat_timeout: float | None = None,
                  total_time_limit: float | None = None, solver: str = "g4",
-                 encoding: str = "auto", verbose: bool = False,
+                 encoding: str = "auto", verbose: bool | int = False,
                  features: str = "both") -> SlimResult:
     """DT-SLIM (Alg. 1): make a training-perfect tree shallower, keeping it perfect.
 
@@ -607,6 +664,7 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
         total_time_limit: stop after this many seconds (the tree so far is returned).
         solver: python-sat solver name ("g4" Glucose 4.1, "cd19" CaDiCaL).
         encoding: "auto" (hybrid), "depth" or "partition".
+        verbose: True (or 1) prints a line per replacement, 2 also one per SAT call.
         features: bsnsing models only: which binary features DT-SLIM works with.
 
     Returns:
@@ -656,6 +714,13 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
     climit, dlimit, t_sat = _limits(budget, sample_limit, depth_limit, sat_timeout)
     deadline = None if total_time_limit is None else t0 + float(total_time_limit)
     s = _Slim(root, X, yc, len(classes), climit, dlimit, t_sat, solver, encoding, "auto")
+    if int(verbose) >= 2:
+        s.log = lambda c: print(
+            f"{time.perf_counter() - t0:8.2f}s   sat root depth {c['root_depth']:3d} r={c['r']} "
+            f"l={c['l']} rows {c['rows']:5d} samples {c['samples']:5d} features "
+            f"{c['features']:4d} depth {c['subtree_depth']:2d} -> {c['target']:2d} "
+            f"{c['encoding']} vars {c['vars']} clauses {c['clauses']} encode "
+            f"{c['encode_s'] or 0:.2f}s total {c['seconds']:.2f}s {c['status']}", flush=True)
     return _run_slim(s, classes, names, deadline, t0, verbose)
 
 
@@ -697,7 +762,7 @@ def _limits(budget: int | None, sample_limit: Callable[[int], int] | int | None,
 
 
 def _run_slim(s: _Slim, classes: np.ndarray, names: list[str], deadline: float | None,
-              t0: float, verbose: bool) -> SlimResult:
+              t0: float, verbose: bool | int) -> SlimResult:
     """Run Algorithm 1 on ``s`` until done or ``deadline``; the result as a
     :class:`SlimResult` (its tree asserted training-perfect)."""
     initial = s.root.depth()
