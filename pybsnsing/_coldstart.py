@@ -119,33 +119,37 @@ def _reader(stream, lines: queue.Queue) -> None:
     lines.put("")  # end of the child's output
 
 
-def _read_until(stage: str) -> None:
-    """Take the child's progress lines until ``stage`` is done or the child has ended (or
-    has been silent for :data:`_STAGE_TIMEOUT` seconds: it is then stopped)."""
+def _advance(stage: str, wait: bool) -> bool:
+    """Take the child's progress lines until ``stage`` is done or the child has ended
+    (True), or, without ``wait``, until no line is queued yet (False). Waiting, a child
+    silent for :data:`_STAGE_TIMEOUT` seconds is stopped. An ended child is reaped and
+    forgotten: the kernels it did not reach are compiled on demand."""
     global _child
     child = _child
     while child is not None and _lines is not None and stage not in _done:
         try:
-            line = _lines.get(timeout=_STAGE_TIMEOUT)
+            line = _lines.get(timeout=_STAGE_TIMEOUT) if wait else _lines.get_nowait()
         except queue.Empty:
+            if not wait:
+                return False
             line = ""
             child.kill()
-        if not line:  # the child ended (or failed): compile whatever is left on demand
+        if not line:  # the child ended (or failed)
             child.wait()
             _child = None
-            return
+            return True
         name, _, cpu = line.strip().partition(" ")
         try:
             _done[name] = float(cpu)
         except ValueError:
             pass
+    return True
 
 
 def wait_stage(stage: str) -> None:
     """Wait until the background child has compiled the kernels of ``stage`` (one of
     :data:`STAGES`); returns at once when there is no child (the usual case)."""
-    if _child is not None:
-        _read_until(stage)
+    _advance(stage, wait=True)
 
 
 def ready(stage: str) -> bool:
@@ -155,21 +159,7 @@ def ready(stage: str) -> bool:
     for the stages it has not reached yet. Never waits."""
     if stage in _later:
         return False
-    if _child is None:
-        return True
-    while _lines is not None and stage not in _done:
-        try:
-            line = _lines.get_nowait()
-        except queue.Empty:
-            return False
-        if not line:  # the child ended: compile on demand from now on
-            return True
-        name, _, cpu = line.strip().partition(" ")
-        try:
-            _done[name] = float(cpu)
-        except ValueError:
-            pass
-    return True
+    return _advance(stage, wait=False)
 
 
 def child_cpu() -> float:
@@ -232,4 +222,4 @@ def cold_start(probe: Callable[[], Any], parent_half: Callable[[], None]) -> Non
     try:
         parent_half()
     finally:
-        _read_until("tree")
+        _advance("tree", wait=True)

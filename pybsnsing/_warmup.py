@@ -47,14 +47,6 @@ def _parallel_everywhere() -> Iterator[None]:
         search._enum_packed = driver
 
 
-def _warm_binarize() -> None:
-    from .questions import node_questions
-
-    X, names, y = tiny_problem(200)
-    # few segments: the thinning kernels run; with_matrix: the dense answers
-    node_questions(X, names, y, 1, nseg_numeric=3, node_size=1)
-
-
 def _warm_tree() -> None:
     from .control import bscontrol
     from .tree import grow_tree
@@ -67,10 +59,16 @@ def _warm_tree() -> None:
 
 
 def _tiny_answers() -> tuple[np.ndarray, np.ndarray]:
+    """The dense answers of a tiny node and its labels (few segments: the thinning kernels
+    run; with the answer matrix: the dense packing)."""
     from .questions import node_questions
 
     X, names, y = tiny_problem(200)
     return node_questions(X, names, y, 1, nseg_numeric=3, node_size=1).B, y
+
+
+def _warm_binarize() -> None:
+    _tiny_answers()
 
 
 def _warm_enum() -> None:
@@ -188,13 +186,13 @@ def _later_stage(stage: str) -> None:
     """The child's background stages: the one-call question builder, the kernels of
     max_rules 3, of max_rules 4 (stored levels, general last level), and the parallel
     kernels of large nodes."""
+    if stage == "questions":
+        _warm_binarize()
+        return
     from .control import bscontrol
     from .tree import grow_tree
 
     X, names, y = tiny_problem(200)
-    if stage == "questions":
-        _warm_binarize()
-        return
     if stage in ("mr3", "mr4"):
         grow_tree(X, names, y, bscontrol(max_rules=3 if stage == "mr3" else 4))
         return

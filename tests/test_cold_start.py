@@ -150,3 +150,29 @@ def test_stages_are_read_in_order(monkeypatch):
     assert W._done == {"tree": 1.5, "mr3": 2.5}
     assert W.child_cpu() == 2.5
     assert W._child is None
+
+
+def test_a_child_that_ends_early_is_forgotten_by_ready(monkeypatch):
+    """A child that exits before a stage: ``ready`` reaps it, so that a later
+    ``wait_stage`` returns at once instead of waiting for lines that never come."""
+    import queue
+    import threading
+
+    import pybsnsing._coldstart as W
+
+    child = subprocess.Popen([sys.executable, "-c", "print('tree 1.0', flush=True)"],
+                             stdout=subprocess.PIPE, text=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=W._reader, args=(child.stdout, lines), daemon=True).start()
+    monkeypatch.setattr(W, "_child", child)
+    monkeypatch.setattr(W, "_lines", lines)
+    monkeypatch.setattr(W, "_done", {})
+    monkeypatch.setattr(W, "_later", set())
+    monkeypatch.setattr(W, "_STAGE_TIMEOUT", 30.0)
+    child.wait()
+    while lines.qsize() < 2:  # the stage line and the end of output
+        threading.Event().wait(0.01)
+    assert W.ready("questions")  # the child ended without it: compile on demand
+    assert W._child is None
+    assert W._done == {"tree": 1.0}
+    W.wait_stage("mr3")  # returns at once (no 30 s wait)
