@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import numpy as np
@@ -188,3 +190,17 @@ def test_compile_notice_once_per_process(monkeypatch, capsys):
     monkeypatch.setenv("PYBSNSING_QUIET_COMPILE", "1")
     numba.njit(twice)(np.float64(1.0))
     assert capsys.readouterr().err == ""
+
+
+def test_no_compile_notice_once_the_kernels_are_cached(tmp_path):
+    """With the MurTree kernels in numba's cache a new process prints no notice (its
+    object-mode clock block is rebuilt in every process, and is not announced)."""
+
+    code = ("import numpy as np; from pybsnsing.optimal import murtree_fit;"
+            "X = np.eye(6, dtype=np.uint8)[:, :4]; y = [0, 1, 0, 1, 1, 0];"
+            "murtree_fit(X, y, max_depth=3)")
+    env = {k: v for k, v in os.environ.items() if k != "PYBSNSING_QUIET_COMPILE"}
+    run = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, cwd=tmp_path, timeout=600) for _ in range(2)]
+    assert run[0].returncode == 0 and run[1].returncode == 0, run[1].stderr
+    assert "compiling" not in run[1].stderr, run[1].stderr

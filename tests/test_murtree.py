@@ -492,3 +492,60 @@ def test_formula_custom_binarizer():
 
     with pytest.raises(ValueError, match="binary"):
         murtree("label ~ .", df, max_depth=2, binarizer=bad)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    X=arrays(np.uint8, st.tuples(st.integers(1, 150), st.integers(1, 9)),
+             elements=st.integers(0, 1)),
+    C=st.integers(1, 4),
+    data=st.data(),
+)
+def test_packing_puts_every_row_at_its_class_position(X, C, data):
+    """The bit-packing (numpy plus the ``_pack_rows`` loop) against a plain-Python
+    oracle: rows sorted stably by class, each class starting on a new 64-bit word;
+    feature bits, CSR of present features, the root bitset and the word classes."""
+    from pybsnsing.kernels.murtree import pack_data
+
+    n, m = X.shape
+    codes = np.array(data.draw(st.lists(st.integers(0, C - 1), min_size=n, max_size=n)),
+                     dtype=np.int64)
+    Xb, cws, indptr, indices, salt, cls_of_word, ones, root = pack_data(X, codes, C, 3)
+    assert ones == int(X.sum())
+    pos, nxt = {}, [int(cws[c]) * 64 for c in range(C)]
+    for i in range(n):  # stable within a class
+        pos[i] = nxt[codes[i]]
+        nxt[codes[i]] += 1
+    assert cws[-1] == sum((int((codes == c).sum()) + 63) // 64 for c in range(C))
+    bit = lambda words, p: (int(words[p >> 6]) >> (p & 63)) & 1  # noqa: E731
+    W = max(int(cws[-1]), 1)
+    assert Xb.shape == (m, W) and salt.shape == (2, W) and np.all(salt & np.uint64(1))
+    rows_at = {p: i for i, p in pos.items()}
+    for p in range(64 * W):
+        i = rows_at.get(p)
+        assert bit(root, p) == (i is not None)
+        present = [] if i is None else [j for j in range(m) if X[i, j]]
+        assert [bit(Xb[j], p) for j in range(m)] == [int(j in present) for j in range(m)]
+        assert indices[indptr[p]:indptr[p + 1]].tolist() == present
+    for c in range(C):
+        assert np.all(cls_of_word[cws[c]:cws[c + 1]] == c)
+
+
+def test_murtree_kernels_compile_once():
+    """Every MurTree kernel has one signature (module notes): fits on 0/1 data of several
+    dtypes, class counts and depths, with and without fewest nodes, add none."""
+    import numba
+
+    from pybsnsing.kernels import murtree as K
+
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 2, (90, 7))
+    for Xv, yv in [(X, rng.integers(0, 2, 90)), (X.astype(bool), rng.integers(0, 3, 90)),
+                   (pd.DataFrame(X.astype(np.float64)), pd.Series(rng.integers(0, 2, 90)))]:
+        for depth in (1, 2, 3):
+            murtree_fit(Xv, yv, max_depth=depth)
+            murtree_fit(Xv, yv, max_depth=depth, fewest_nodes=False)
+    kernels = [v for v in vars(K).values() if isinstance(v, numba.core.registry.CPUDispatcher)]
+    assert any(k.signatures for k in kernels)
+    assert all(len(k.signatures) <= 1 for k in kernels), [
+        (k.__name__, len(k.signatures)) for k in kernels if len(k.signatures) > 1]

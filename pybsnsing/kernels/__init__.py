@@ -37,12 +37,15 @@ def compile_message(group: str) -> str:
 
 def _install_listener() -> None:
     from numba.core import event
+    from numba.core.dispatcher import LiftedCode
 
     class _Announce(event.Listener):
         def on_start(self, ev: event.Event) -> None:
             disp = (ev.data or {}).get("dispatcher")
             mod = getattr(getattr(disp, "py_func", None), "__module__", None) or ""
-            if not mod.startswith(__name__ + "."):
+            # an object-mode block (the MurTree clock) cannot be cached: numba rebuilds it
+            # in every process, in milliseconds; it is not the compile the notice is about
+            if not mod.startswith(__name__ + ".") or isinstance(disp, LiftedCode):
                 return
             group = _GROUPS.get(mod.rsplit(".", 1)[1], "tree")
             if group in _announced or os.environ.get("PYBSNSING_QUIET_COMPILE"):

@@ -52,8 +52,8 @@ out for a short compile:
   the glue that has a single caller is inlined (``inline="always"``) rather
   than compiled on its own;
 * nothing is allocated inside the kernels (each numpy constructor is a compiled
-  overload of its own): the driver allocates every buffer, and the bit-packing
-  and the root subproblem are numpy code (:func:`pack_data`);
+  overload of its own): the driver allocates every buffer; the bit-packing is
+  numpy code around one small row loop (:func:`pack_data`, :func:`_pack_rows`);
 * int64 arguments throughout (a literal int argument would compile a helper once
   per literal value) and element loops instead of slice copies (``a[:] = b``
   pulls numba's shape-error message formatting, seconds of string code, into
@@ -304,7 +304,7 @@ def _tick(meta, deadline):
 
 
 # ---------------------------------------------------------------------------
-# data preparation (numpy: nothing to compile)
+# data preparation (numpy around one small row loop)
 # ---------------------------------------------------------------------------
 
 
@@ -315,13 +315,44 @@ def _words(bits: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed).view("<u8").astype(np.uint64)
 
 
+@njit(**_JIT)
+def _pack_rows(X, order, pos, XbT, indptr, indices):
+    """The bit-packing loop of :func:`pack_data` (outputs zeroed by the caller).
+
+    Row ``order[k]`` of ``X`` goes to padded position ``pos[k]`` (increasing in k):
+    its bits into ``XbT[pos >> 6]``, its count of ones into ``indptr`` (then summed into
+    the CSR offsets), its present features into ``indices`` (``m`` entries of slack:
+    every column is written, only the ones advance).
+    """
+    n, m = X.shape
+    for k in range(n):
+        i = order[k]
+        p = pos[k]
+        sh = np.uint64(p & 63)
+        xw = XbT[p >> 6]
+        c = _Z
+        for j in range(m):
+            v = np.uint64(X[i, j] != 0)
+            xw[j] |= v << sh
+            c += np.int64(v)
+        indptr[p + 1] = c
+    for p in range(indptr.shape[0] - 1):
+        indptr[p + 1] += indptr[p]
+    for k in range(n):
+        i = order[k]
+        t = indptr[pos[k]]
+        for j in range(m):
+            indices[t] = j
+            t += np.int64(X[i, j] != 0)
+
+
 def pack_data(X: np.ndarray, codes: np.ndarray, C: int, seed: int):
     """Rows sorted by class (stably) and bit-packed per feature; see the module notes.
 
-    ``X``: 0/1 matrix (n x m, uint8), ``codes``: class codes 0..C-1 (int64). Returns
-    ``(Xb, cws, indptr, indices, salt, cls_of_word, ones, root_mask)``: ``ones`` is the
-    number of ones in X, ``salt`` two rows of odd 64-bit hash salts (splitmix64 from
-    ``seed``), ``root_mask`` the bitset of all rows.
+    ``X``: 0/1 matrix (n x m, uint8, C-contiguous), ``codes``: class codes 0..C-1
+    (int64). Returns ``(Xb, cws, indptr, indices, salt, cls_of_word, ones, root_mask)``:
+    ``ones`` is the number of ones in X, ``salt`` two rows of odd 64-bit hash salts
+    (splitmix64 from ``seed``), ``root_mask`` the bitset of all rows.
     """
     n, m = X.shape
     counts = np.bincount(codes, minlength=C).astype(np.int64)
@@ -334,25 +365,19 @@ def pack_data(X: np.ndarray, codes: np.ndarray, C: int, seed: int):
     np.cumsum(counts, out=first[1:])
     cls = codes[order]
     pos = cws[cls] * 64 + (np.arange(n, dtype=np.int64) - first[cls])  # padded positions
-    Xp = np.zeros((P, m), dtype=bool)
-    Xp[pos] = X[order] != 0
-    Xb = _words(np.ascontiguousarray(Xp.T))
+    XbT = np.zeros((W, m), dtype=np.uint64)  # transposed while filling (rows contiguous)
     indptr = np.zeros(P + 1, dtype=np.int64)
-    np.cumsum(Xp.sum(axis=1), out=indptr[1:])
+    indices = np.empty(int(np.count_nonzero(X)) + m, dtype=np.int32)
+    _pack_rows(X, order, pos, XbT, indptr, indices)
     ones = int(indptr[P])
-    indices = np.empty(ones, dtype=np.int32)  # the present features, rows in position order
-    step = max(1, (1 << 22) // max(m, 1))  # in blocks of rows: bounded temporaries
-    for a in range(0, P, step):
-        nz = np.flatnonzero(Xp[a : a + step])
-        indices[indptr[a] : indptr[a] + nz.shape[0]] = nz % m
-    occupied = np.zeros(P, dtype=bool)
-    occupied[pos] = True
-    root = _words(occupied)
+    root = np.zeros(P, dtype=bool)
+    root[pos] = True
     cls_of_word = np.zeros(W, dtype=np.int64)
     cls_of_word[: cws[C]] = np.repeat(np.arange(C, dtype=np.int64), np.diff(cws))
     z = np.uint64(seed) + np.arange(1, 2 * W + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
     salt = (_mix1.py_func(z) | np.uint64(1)).reshape(2, W)
-    return Xb, cws, indptr, indices, salt, cls_of_word, ones, root
+    return (np.ascontiguousarray(XbT.T), cws, indptr, indices[:ones], salt, cls_of_word,
+            ones, _words(root))
 
 
 def _hash_mask(mask: np.ndarray, salt: np.ndarray) -> tuple[int, int]:

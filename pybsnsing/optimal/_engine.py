@@ -77,10 +77,9 @@ class _Tree:
 
     def cost(self, A: int, B: int) -> int:
         """``A * misclassifications + B * feature nodes``."""
-        errors = sum(
-            int(c.sum() - c.max()) for f, c in zip(self.feature, self.counts, strict=True) if f < 0
-        )
-        return A * errors + B * sum(f >= 0 for f in self.feature)
+        leaves = np.array([c for f, c in zip(self.feature, self.counts, strict=True) if f < 0])
+        errors = int((leaves.sum(axis=1) - leaves.max(axis=1)).sum())
+        return A * errors + B * (len(self.feature) - leaves.shape[0])
 
 
 def normalise(d: int, n: int) -> tuple[int, int]:
