@@ -20,11 +20,17 @@ How a node is processed without per-node sorting or text work:
   (:func:`~pybsnsing.search.structural_groups`);
 * only the chosen questions are written as text, and the rule is then
   evaluated from its TEXT on the node's rows (R quirk Q6: the printed cut).
+
+With more than one numba thread (``NUMBA_NUM_THREADS``, :func:`numba.set_num_threads`)
+the rules of large nodes of the queue are found concurrently, one node per thread (the
+kernels release the GIL); everything that numbers or orders nodes stays in queue order,
+so the tree does not depend on the number of threads.
 """
 
 from __future__ import annotations
 
 import bisect
+import copy
 import math
 import time
 import warnings
@@ -243,6 +249,17 @@ class Grower:
             bad = [self.names[j] for j in range(p) if np.isnan(self.X[:, j]).any()]
             raise ValueError(f"missing values (NaN) in column(s) {bad}; impute them first")
 
+    def worker_copy(self) -> Grower:
+        """A copy that shares the data and has its own scratch arrays (``slot``, ``pos``,
+        ``gmask``): finds rules in another thread (:func:`grow_nodes`)."""
+        if self.external == "rpart":
+            self._packed_external_inputs()  # built once, shared
+        g = copy.copy(self)
+        g.slot = np.zeros_like(self.slot)
+        g.gmask = np.zeros_like(self.gmask)
+        g.pos = np.zeros_like(self.pos)
+        return g
+
     def make_node(self, number: int, parent: int, depth: int, rows: np.ndarray) -> Node:
         """A leaf node of ``rows`` (its counts; :func:`make_node`)."""
         return make_node(number, parent, depth, rows, self.y, self.X.shape[0])
@@ -358,10 +375,8 @@ class Grower:
 
         method = self.external
         if method == "rpart" and packed and self.plain and self.finite:
-            if self.xt is None:
-                self.xt = np.ascontiguousarray(self.X.T)
-                self.yf = self.y.astype(np.float64)
-            return node_external(self.X, self.xt, self.yf, ordm, rows, self.names)
+            xt, yf = self._packed_external_inputs()
+            return node_external(self.X, xt, yf, ordm, rows, self.names)
         # the node's rows column by column (a take along axis 0 would first copy the
         # whole Fortran-ordered matrix); Fortran order makes external's X.T contiguous
         nobs = rows.shape[0]
@@ -374,6 +389,14 @@ class Grower:
             orders = self.pos.take(ordm)
         return external_question_set(Xr, self.names, self.y.take(rows), method=method,
                                      orders=orders)
+
+    def _packed_external_inputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """``X.T`` (C order) and ``y`` as float64 for native rpart's packed questions
+        (made at the first use)."""
+        if self.xt is None or self.yf is None:
+            self.xt = np.ascontiguousarray(self.X.T)
+            self.yf = self.y.astype(np.float64)
+        return self.xt, self.yf
 
     @staticmethod
     def _question_index(sources: list[QuestionSource]) -> tuple[list[int], Callable[[int], str]]:
@@ -441,46 +464,136 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
     node's rule by ``grower.find_rule``, its children by ``grower.make_node``, split
     further where ``grower.can_split``. Returns the nodes in number order."""
     control = grower.control
-    Xf = grower.X
     nodes = [root]
     queue: deque[tuple[Node, np.ndarray]] = deque([(root, ordm)])
     del ordm
     t0 = time.perf_counter()
-    while queue:
-        # popped: the node's sorted lists go once it is done
-        node, ordm = queue.popleft()
-        if max_depth is not None and node.depth >= max_depth:
-            continue
-        rows = node.obs
-        rule = grower.find_rule(rows, ordm, node.node_class)
-        if control.verbose:
-            print(grower.describe(node, rule, time.perf_counter() - t0))
-        if not rule:
-            continue
-        left = evaluate_rule(rule, NodeColumns(Xf, rows, grower.col_of))
-        n_left = int(left.sum())
-        if n_left == 0 or n_left == rows.size:
-            continue
-        node.split_rule = rule
-        rows_left = rows[left]
-        lnode = grower.make_node(len(nodes), node.number, node.depth + 1, rows_left)
-        rnode = grower.make_node(len(nodes) + 1, node.number, node.depth + 1, rows[~left])
-        node.lchild, node.rchild = lnode.number, rnode.number
-        nodes.extend((lnode, rnode))
-        split_l = grower.can_split(lnode)
-        split_r = grower.can_split(rnode)
-        if max_depth is not None and lnode.depth >= max_depth:
-            split_l = split_r = False
-        if split_l or split_r:
-            ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
-            if split_l:
-                queue.append((lnode, ord_l))
-            if split_r:
-                queue.append((rnode, ord_r))
-        del ordm
-        if progress is not None:
-            progress(len(nodes))
+    with _NodeWorkers(grower) as workers:
+        while queue:
+            # popped: a node's sorted lists go once it is done
+            batch = workers.take(queue, max_depth)
+            for (node, _), done in zip(batch, workers.split(batch, max_depth), strict=True):
+                if done is None:  # at max_depth
+                    continue
+                if control.verbose:
+                    print(grower.describe(node, done.rule, time.perf_counter() - t0))
+                if done.left is None or done.right is None:
+                    continue
+                node.split_rule = done.rule
+                done.left.number, done.right.number = len(nodes), len(nodes) + 1
+                node.lchild, node.rchild = done.left.number, done.right.number
+                nodes.extend((done.left, done.right))
+                if done.ord_left is not None:
+                    queue.append((done.left, done.ord_left))
+                if done.ord_right is not None:
+                    queue.append((done.right, done.ord_right))
+                if progress is not None:
+                    progress(len(nodes))
+            del batch
     return nodes
+
+
+@dataclass
+class _Split:
+    """What :func:`split_node` found at a node: the rule (``""``: none), the children
+    (None when the rule sends all rows one way; numbered by the caller) and the sorted
+    lists of the children that are split further (None for the others)."""
+
+    rule: str
+    left: Node | None = None
+    right: Node | None = None
+    ord_left: np.ndarray | None = None
+    ord_right: np.ndarray | None = None
+
+
+def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | None) -> _Split:
+    """A node's rule, its children and their sorted lists: the work at one node, which
+    depends on the node alone (children get their numbers from :func:`grow_nodes`)."""
+    rows = node.obs
+    rule = grower.find_rule(rows, ordm, node.node_class)
+    if not rule:
+        return _Split(rule)
+    left = evaluate_rule(rule, NodeColumns(grower.X, rows, grower.col_of))
+    n_left = int(left.sum())
+    if n_left == 0 or n_left == rows.size:
+        return _Split(rule)
+    rows_left = rows[left]
+    lnode = grower.make_node(-1, node.number, node.depth + 1, rows_left)
+    rnode = grower.make_node(-1, node.number, node.depth + 1, rows[~left])
+    split_l = grower.can_split(lnode)
+    split_r = grower.can_split(rnode)
+    if max_depth is not None and lnode.depth >= max_depth:
+        split_l = split_r = False
+    ord_l = ord_r = None
+    if split_l or split_r:
+        ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
+    return _Split(rule, lnode, rnode, ord_l, ord_r)
+
+
+#: nodes with at least this many rows have their rules found concurrently (below it the
+#: per-node Python work, which holds the GIL, dominates)
+CONCURRENT_MIN_ROWS = 4096
+
+
+class _NodeWorkers:
+    """Splits a batch of queued nodes (:func:`split_node`): the first node alone, or, with
+    more than one numba thread, up to that many large nodes at once, each in a worker
+    thread with its own copy of the grower's scratch arrays (:meth:`Grower.worker_copy`)
+    and numba's serial kernels."""
+
+    def __init__(self, grower: Grower) -> None:
+        import numba
+
+        self.grower = grower
+        self.width = int(numba.get_num_threads())
+        self.pool = None
+        self._local = None
+
+    def __enter__(self) -> _NodeWorkers:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def take(self, queue: deque, max_depth: int | None) -> list[tuple[Node, np.ndarray]]:
+        """The next node of the queue, and after it the following ones while they are
+        large and above the depth limit (up to the thread count)."""
+        batch = [queue.popleft()]
+        if self.width > 1 and batch[0][0].nobs >= CONCURRENT_MIN_ROWS:
+            while (queue and len(batch) < self.width
+                   and queue[0][0].nobs >= CONCURRENT_MIN_ROWS
+                   and (max_depth is None or queue[0][0].depth < max_depth)):
+                batch.append(queue.popleft())
+        return batch
+
+    def split(self, batch: list[tuple[Node, np.ndarray]], max_depth: int | None
+              ) -> list[_Split | None]:
+        """Each node's :func:`split_node` (None at ``max_depth``), in batch order."""
+        todo = [(node, ordm) for node, ordm in batch
+                if max_depth is None or node.depth < max_depth]
+        if len(todo) <= 1:
+            return [None if max_depth is not None and node.depth >= max_depth
+                    else split_node(self.grower, node, ordm, max_depth) for node, ordm in batch]
+        if self.pool is None:
+            import threading
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._local = threading.local()
+            self.pool = ThreadPoolExecutor(self.width, thread_name_prefix="pybsnsing-node")
+        futures = {id(node): self.pool.submit(self._split, node, ordm, max_depth)
+                   for node, ordm in todo}
+        return [futures[id(node)].result() if id(node) in futures else None
+                for node, _ in batch]
+
+    def _split(self, node: Node, ordm: np.ndarray, max_depth: int | None) -> _Split:
+        local = self._local
+        if not hasattr(local, "grower"):
+            import numba
+
+            numba.set_num_threads(1)  # (thread-local) one node per thread
+            local.grower = self.grower.worker_copy()
+        return split_node(local.grower, node, ordm, max_depth)
 
 
 def prepare_kernels() -> None:

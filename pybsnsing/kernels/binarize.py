@@ -39,7 +39,7 @@ def _thin(cnt_lt, cnt_le, m, n, bsize, up, keep):
     keep[m - 1 if up else 0] = True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def thin_gt_kernel(cnt_lt: np.ndarray, cnt_le: np.ndarray, bsize: int) -> np.ndarray:
     """Which ``>`` cuts (ascending) R's thinning keeps, as a boolean mask.
 
@@ -55,7 +55,7 @@ def thin_gt_kernel(cnt_lt: np.ndarray, cnt_le: np.ndarray, bsize: int) -> np.nda
     return keep
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def thin_lt_kernel(cnt_lt: np.ndarray, cnt_le: np.ndarray, n: int, bsize: int) -> np.ndarray:
     """Which ``<`` cuts (ascending) R's thinning keeps, as a boolean mask.
 
@@ -82,7 +82,7 @@ def thin_lt_kernel(cnt_lt: np.ndarray, cnt_le: np.ndarray, n: int, bsize: int) -
 NQ_OK, NQ_TRIMMED, NQ_NSEG_FACTOR, NQ_FALLBACK = 0, 1, 2, 3
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def node_questions_kernel(
     X: np.ndarray,
     y: np.ndarray,

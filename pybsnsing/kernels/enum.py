@@ -128,7 +128,7 @@ def _improves(v2, vb2, tp, fp, n1, n0, nsgc):
 
 # not inline="always": compiled once for all five scans rather than copied, with the
 # helpers it inlines, into each (about 0.1 s of compile per scan); warm times are the same
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _judge(tp, fp, n1, n0, node_size, pf, pn, nsgc, vb2):
     """R's accept / keep / prune step on one child with counts TP, FP (``pf``, ``pn``:
     its parent's FP, FN; level 1 passes -1).
@@ -176,7 +176,7 @@ def _lb_tau2(flo, nhi, n1, n0):
 # counters
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def pack_by_class(B, y):
     """Bit-pack the columns of a 0/1 matrix ``B`` (n x m, uint8) separately for the rows
     with ``y == 1`` and ``y == 0``: returns ``(Xp, Xn)``, uint64 of shape (m, words), bit
@@ -201,7 +201,7 @@ def pack_by_class(B, y):
     return Xp, Xn
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def popcount_rows(X):
     """Popcount of every row of a packed matrix ``X`` (m x W) -> int64[m]."""
     m, W = X.shape
@@ -225,13 +225,13 @@ def _gram_row(X, G, i):
         G[j, i] = np.int32(s)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _gram_serial(X, G):
     for i in range(X.shape[0]):
         _gram_row(X, G, i)
 
 
-@njit(cache=True, error_model="numpy", parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def _gram_parallel(X, G):
     m = X.shape[0]
     # pair rows from both ends so the threads get equal work
@@ -262,7 +262,7 @@ def gram_counts(X, parallel):
 # levels 1 and 2
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
     """Level 1: every single question in index order (``neval`` of this level is ``m``).
 
@@ -293,7 +293,7 @@ def level_one(cp, cn, n1, n0, node_size, nsgc, vb2):
     return keep[:nk], kfp[:nk], kfn[:nk], ktau[:nk], vb2, best_j
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _grow(ccols, cfp, cfn, ctau):
     """The kept-children buffers of a level (columns, FP, FN, doubled bound) with twice
     the room, the stored rows copied."""
@@ -330,7 +330,7 @@ def level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_siz
                       nsgc, True if store else None)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size, nsgc,
                store):
     """:func:`level_two` (``store``: ``True`` or ``None``)."""
@@ -454,7 +454,7 @@ def _child_counts(Xp, Xn, covp, covn, row, j):
 # levels 3 and up: stored level
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx, t,
                    vb2, covp, covn, status, work):
     """Phase 1 of a stored level for the parent ``idx[t]``, into row ``t`` of the buffers.
@@ -486,7 +486,7 @@ def _stored_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pf
         status[t, j] = 1
 
 
-@njit(cache=True, error_model="numpy", parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                             idx, c, vb2, covp, covn, status, work):
     for t in prange(c):
@@ -495,7 +495,7 @@ def _stored_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols
                        np.int64(t), vb2, covp, covn, status, work)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _fill_chunk(ptau2, vb2, p0, P, idx, cap):
     """Next parents from ``p0`` whose bound is below the incumbent, at most ``cap``."""
     c = 0
@@ -529,7 +529,7 @@ def extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                          ptau2, vb2, node_size, nsgc, par, chunk_slots, par_min_slots)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2,
                   vb2, node_size, nsgc, par, chunk_slots, par_min_slots):
     """One stored level (its kept children are extended later) from parents ``pcols``.
@@ -610,7 +610,7 @@ def _extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn
 # levels 3 and up: the last level (children are never extended: only the best matters)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx, t,
                  vb2, node_size, nsgc, covp, covn, row, elig, bestv, bestj):
     """Phase 1 of the last level for the parent ``idx[t]``: its number of children
@@ -645,7 +645,7 @@ def _last_phase1(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
     bestj[t] = bj
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, idx, t,
                     vb2, node_size, nsgc, covp, covn, row, elig, bestv, bestj):
     """:func:`_last_phase1` for parents of two questions (level 3), with the parent's
@@ -701,7 +701,7 @@ def _last_phase1_k2(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, p
     bestj[t] = bj
 
 
-@njit(cache=True, error_model="numpy", parallel=True)
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def _last_phase1_parallel(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn,
                           idx, c, vb2, node_size, nsgc, covp, covn, elig, bestv, bestj, k2,
                           kg):
@@ -736,7 +736,7 @@ def last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, p
                        kg)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2,
                 node_size, nsgc, nblocks, par, chunk_slots, par_min_slots, k2, kg):
     """The last level (rules of ``max_rules`` questions): nothing is stored.

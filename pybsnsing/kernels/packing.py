@@ -36,7 +36,7 @@ from .bits import set_row_bits
 # an order in which every base comes before the questions built on it.
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def node_slots(rows, y, target, slot):
     """Class-wise bit slots of a node's rows, for :func:`pack_questions`.
 
@@ -78,7 +78,7 @@ def _copy_row(X, q, b):
         X[q, w] = X[b, w]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
     """Bit-pack the answers of range-described questions into rows of ``Xp``/``Xn``.
 
@@ -103,7 +103,7 @@ def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
                     Xn[q, w] |= bit
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def pack_dense_into(B, rows, slot, Xp, Xn, offset):
     """Bit-pack a dense 0/1 answer matrix ``B`` (n x k uint8, the node's rows in node
     order ``rows``) into rows ``offset .. offset + k - 1`` of ``Xp``/``Xn`` (zeroed), with
@@ -116,7 +116,7 @@ def pack_dense_into(B, rows, slot, Xp, Xn, offset):
             set_row_bits(B, t, Xn, offset, -1 - s)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def fill_dense(ordm, local, qcol, qbase, rptr, rlo, rhi, proc, BT):
     """The dense form of :func:`pack_questions`: ``BT[q, local[i]] = 1`` for every row id
     ``i`` answering question ``q`` YES (``BT``: m x n uint8, zeroed, i.e. the transposed
@@ -132,7 +132,7 @@ def fill_dense(ordm, local, qcol, qbase, rptr, rlo, rhi, proc, BT):
                 BT[q, local[ordm[j, pos]]] = 1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def cut_positions(
     X: np.ndarray, ordm: np.ndarray, cols: np.ndarray, cuts: np.ndarray, tol: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -170,7 +170,7 @@ def cut_positions(
     return pos, amb
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def pack_prefix_suffix(
     ordm: np.ndarray,
     slot: np.ndarray,

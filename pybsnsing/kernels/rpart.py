@@ -66,7 +66,7 @@ SplitTable = tuple[
 ]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def mysort(x: np.ndarray, cvec: np.ndarray) -> None:
     """Sort ``x`` ascending in place, carrying ``cvec`` along (rpart ``mysort.c``).
 
@@ -150,7 +150,7 @@ def mysort(x: np.ndarray, cvec: np.ndarray) -> None:
                 start = j
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def sort_columns(xt: np.ndarray) -> np.ndarray:
     """Return the (p, n) int64 matrix of rpart's once-and-for-all sort indices."""
     p, n = xt.shape
@@ -167,13 +167,13 @@ def sort_columns(xt: np.ndarray) -> np.ndarray:
     return sorts
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def sort_columns_from(xt: np.ndarray, order: np.ndarray) -> np.ndarray:
     """See :func:`sort_columns_from_rows` (all columns of ``xt`` are the rows)."""
     return sort_columns_from_rows(xt, order, np.arange(xt.shape[1]))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """rpart's sort indices, reusing ``order``, any ascending argsort of each row of ``xt``.
 
@@ -206,7 +206,7 @@ def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) 
     return sorts
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def argsort_rows(xt: np.ndarray) -> np.ndarray:
     """An ascending argsort of every row of ``xt`` (finite doubles): LSD radix sort.
 
@@ -261,7 +261,7 @@ def argsort_rows(xt: np.ndarray) -> np.ndarray:
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def orders_valid(xt: np.ndarray, order: np.ndarray) -> bool:
     """True when every row of ``order`` is a permutation sorting that row of ``xt``."""
     p, n = xt.shape
@@ -378,7 +378,7 @@ def _copy_entry(
     count[t] = count[t - 1]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def bsplit(
     xt: np.ndarray,
     y: np.ndarray,
@@ -513,7 +513,7 @@ def nodesplit(
     return nleft
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def answer_matrix(
     xt: np.ndarray, cols: np.ndarray, ops: np.ndarray, cuts: np.ndarray
 ) -> np.ndarray:
@@ -546,7 +546,7 @@ def _push(fr: np.ndarray, sp: int, nodenum: int, slot: int, n1: int, n2: int) ->
     fr[sp, FR_STAGE] = 0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def _partition_tree(
     xt: np.ndarray,
     y: np.ndarray,
@@ -727,7 +727,7 @@ def _split_table(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             np.empty((np.int64(2), m), dtype=np.float64), np.empty(m, dtype=np.bool_))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def rpart_anova(xt: np.ndarray, y: np.ndarray, order: np.ndarray, maxdepth: int,
                 min_split: int, min_node: int, cp: float,
                 maxcompete: int) -> SplitTable:
@@ -744,7 +744,7 @@ def rpart_anova(xt: np.ndarray, y: np.ndarray, order: np.ndarray, maxdepth: int,
     )
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy")
 def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray,
                      maxdepth: int, min_split: int, min_node: int, cp: float,
                      maxcompete: int) -> SplitTable:

@@ -46,7 +46,7 @@ __all__ = [
 # counters
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def contingency(bins, wt, cls, sizes, offs, T1, T0):
     """Weighted two-way tables of every pair of partitions, per class.
 
@@ -68,7 +68,7 @@ def contingency(bins, wt, cls, sizes, offs, T1, T0):
                 T[offs[a, b] + ba * sizes[b] + bins[b, i]] += w
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def byte_tables(wslot, words):
     """Per-byte weight tables of one class: ``lut[8*w + b, v]`` is the weight of the rows
     (bit slots ``64*w + 8*b + t``) whose bits are set in byte value ``v``; ``wslot``: the
@@ -141,7 +141,7 @@ def _improves(v, vb, tp, fp, n1, n0, nsgc):
 # levels
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def wlevel_one(cp, cn, n1, n0, node_size, nsgc, vb):
     """Level 1 on weighted counts: ``(keep, fp, fn, tau, vb, best_j)`` as
     :func:`pybsnsing.kernels.enum.level_one` (values not doubled)."""
@@ -174,7 +174,7 @@ def wlevel_one(cp, cn, n1, n0, node_size, nsgc, vb):
     return keep[:nk], kfp[:nk], kfn[:nk], ktau[:nk], vb, best_j
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def wextend(Xp, Xn, lp, ln, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, pfn, ptau,
             vb, node_size, nsgc, store):
     """One level of extensions (rules of ``k + 1`` questions from the ``k``-question list
@@ -319,7 +319,7 @@ def wextend(Xp, Xn, lp, ln, cp, cn, Gp, Gn, use_gram, grp, n1, n0, pcols, pfp, p
 # a tree node's counts from the questions' range structure
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def node_intervals(ordm, local, pcol, qpart, qbase, proc, rptr, rlo, rhi, n, bins):
     """Bins of the node's column partitions and each question's bins as intervals.
 
@@ -398,7 +398,7 @@ def node_intervals(ordm, local, pcol, qpart, qbase, proc, rptr, rlo, rhi, n, bin
     return sizes, iv_ptr, iv_lo[:k], iv_hi[:k]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _prefix_tables(T, offs, sizes, want_gram):
     """2-D prefix sums of the pair tables (``(Ba+1) x (Bb+1)``, a < b) and 1-D prefix
     sums of the diagonal tables' diagonals (``Ba + 1``), with their offsets."""
@@ -432,7 +432,7 @@ def _prefix_tables(T, offs, sizes, want_gram):
     return S, poff
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def gram_from_intervals(T, offs, sizes, qpart, iv_ptr, iv_lo, iv_hi, want_gram, rows, c,
                         G):
     """Weighted counts ``c[q]`` and Gram matrix ``G`` (when ``want_gram``) of one class from
