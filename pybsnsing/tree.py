@@ -275,10 +275,23 @@ class Grower:
 
     def root_orders(self) -> np.ndarray:
         """(p, n) int64: every column's stable ascending order of all rows."""
+        import numba
+
         n, p = self.X.shape
         ordm = np.empty((p, n), dtype=np.int64)
-        for j in range(p):
+
+        def sort(j: int) -> None:
             ordm[j] = np.argsort(self.X[:, j], kind="stable")
+
+        width = min(p, int(numba.get_num_threads())) if n >= CONCURRENT_MIN_ROWS else 1
+        if width > 1:  # numpy sorts without the GIL: one column per thread
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(width) as pool:
+                list(pool.map(sort, range(p)))
+        else:
+            for j in range(p):
+                sort(j)
         return ordm
 
     def partition(self, ordm: np.ndarray, rows_left: np.ndarray, want_left: bool,
