@@ -48,9 +48,32 @@ def _from_npz(path: Path) -> pd.DataFrame:
     return pd.DataFrame(data, columns=cols)
 
 
+def synthetic_frame(n: int, seed: int = 2024) -> pd.DataFrame:
+    """``n`` rows of the synthetic recipe of ``shared/data/tabular/synthetic*`` (10
+    standard normal columns x1..x10; ``y = x1 + x2 x3 - x4/2 + (x5 > 1)/2 + N(0, 1/2) > 0``
+    as a factor neg/pos), generated in blocks of a million rows (not the same random
+    numbers as the shared files)."""
+    rng = np.random.default_rng(seed)
+    X = np.empty((n, 10))
+    y = np.empty(n, dtype=np.int8)
+    for a in range(0, n, 1_000_000):
+        m = min(1_000_000, n - a)
+        x = rng.normal(size=(m, 10))
+        lin = x[:, 0] + x[:, 1] * x[:, 2] - 0.5 * x[:, 3] + 0.5 * (x[:, 4] > 1)
+        X[a:a + m] = x
+        y[a:a + m] = lin + rng.normal(0, 0.5, m) > 0
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 11)])
+    df["y"] = pd.Categorical.from_codes(y, categories=["neg", "pos"])
+    return df
+
+
 def load_shared(name: str, shared: Path = DEFAULT_SHARED, cache: bool = True) -> pd.DataFrame:
-    """A data set of ``shared/data/tabular`` read canonically (cached as .npz)."""
+    """A data set of ``shared/data/tabular`` read canonically (cached as .npz), or
+    ``synthetic:<rows>``: :func:`synthetic_frame` of that many rows (generated)."""
     from pybsnsing.datasets import read_canonical
+
+    if name.startswith("synthetic:"):
+        return synthetic_frame(int(float(name.split(":", 1)[1])))
 
     tab = Path(shared) / "data" / "tabular"
     cached = RESULTS / f"{name}.npz"

@@ -92,6 +92,8 @@ def _load(name: str, shared: Path | None) -> tuple:
 
     from pybsnsing.datasets import dataset_formula, list_datasets, load_dataset
 
+    if name.startswith("synthetic:"):  # generated (bench/_data.synthetic_frame)
+        return load_shared(name), "y ~ .", {}
     if name in ("synthetic100k", "synthetic1m"):
         if shared is None:
             raise FileNotFoundError(f"{name} needs --shared")
