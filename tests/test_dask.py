@@ -302,3 +302,78 @@ def test_questions_large_node_few_rounds():
     assert got.m > 40
     assert stats["question_rounds"] <= 8
     assert sum(moved) < n * 4 / 4  # values fetched: a fraction of the node's n x 4
+
+
+def test_cell_counters_match_packed_gram():
+    """The counters from cell tables (one task per worker) == popcounts and Gram matrices
+    of the bit-packed answers, for cuts, value sets, ties and several partitions."""
+    from pybsnsing.dask._fit import (
+        _OP_GE,
+        _OP_GT,
+        _OP_IN,
+        _OP_LE,
+        _OP_LT,
+        _Block,
+        _cell_plan,
+        _spec,
+        _w_counters,
+    )
+
+    rng = np.random.default_rng(5)
+    n = 5000
+    X = np.asfortranarray(np.column_stack([
+        rng.normal(size=n).round(1), rng.integers(0, 5, n).astype(float),
+        rng.normal(size=n), (rng.random(n) < 0.3).astype(float)]))
+    codes = (rng.random(n) < 0.4).astype(np.int16)
+    cols, ops, vals, sets = [], [], [], {}
+    for j in (0, 2):
+        for v in np.quantile(X[:, j], [0.1, 0.3, 0.5, 0.7]).round(1).tolist() + [0.0]:
+            for op in (_OP_GT, _OP_LT, _OP_GE, _OP_LE):
+                cols.append(j)
+                ops.append(op)
+                vals.append(v)
+    for s in ([0.0], [1.0, 3.0], [4.0]):
+        sets[len(cols)] = np.array(s)
+        cols.append(1)
+        ops.append(_OP_IN)
+        vals.append(np.nan)
+    sets[len(cols)] = np.array([1.0])
+    cols.append(3)
+    ops.append(_OP_IN)
+    vals.append(np.nan)
+    spec = _spec(cols, ops, vals, sets)
+    plan = _cell_plan(spec)
+    assert plan is not None
+    blocks = [_Block(np.asfortranarray(X[a:a + 1700]), codes[a:a + 1700], a)
+              for a in range(0, n, 1700)]
+    for target in (0, 1):
+        got = _w_counters(blocks, None, None, [(0, spec, plan, target)], False)[0]
+        want = _w_counters(blocks, None, None, [(0, spec, None, target)], False)[0]
+        for k in ("n1", "n0"):
+            assert got[k] == want[k]
+        for k in ("cp", "cn", "Gp", "Gn"):
+            np.testing.assert_array_equal(got[k], want[k])
+
+
+def test_questions_merged_per_worker():
+    """Partition results merged on a worker (MERGE) give the same questions."""
+    from pybsnsing.dask._questions import MERGE
+
+    rng = np.random.default_rng(8)
+    n = 20_000
+    X = np.asfortranarray(np.column_stack([rng.normal(size=n).round(2),
+                                           rng.integers(0, 4, n).astype(float),
+                                           rng.normal(size=n)]))
+    y = (X[:, 0] + 0.3 * X[:, 1] + rng.normal(size=n) > 0.5).astype(np.int64)
+    parts = [(X[a:a + 2500], y[a:a + 2500], np.arange(a, a + 2500))
+             for a in range(0, n, 2500)]
+
+    def merged(fn, req):
+        out = local_round(parts)(fn, req)
+        return [MERGE[fn.__name__](out[0::2], req), MERGE[fn.__name__](out[1::2], req)]
+
+    kw = dict(segments=20, num2factor=10, nseg_factor=20, bin_size=5, node_size=10, cap=64)
+    ref, _ = build_questions(local_round(parts), ["a", "b", "c"], n, int(y.sum()), 1, **kw)
+    got, _ = build_questions(merged, ["a", "b", "c"], n, int(y.sum()), 1, **kw)
+    assert got.texts == ref.texts
+    np.testing.assert_array_equal(got.values, ref.values)

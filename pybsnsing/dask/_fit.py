@@ -69,6 +69,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from .._optional import require
 from ..control import BsControl, resolve_control
@@ -191,52 +192,71 @@ def _block_len(block: _Block) -> int:
     return int(block.codes.shape[0])
 
 
-def _y01(block: _Block, cls: int | None) -> np.ndarray:
-    if cls is None:
-        return block.codes.astype(np.int64)
-    return (block.codes == cls).astype(np.int64)
+def _labels(block: _Block, cls: int | None, r: np.ndarray) -> np.ndarray:
+    """0/1 labels (int64) of the partition's rows ``r``."""
+    c = block.codes.take(r)
+    return c.astype(np.int64) if cls is None else (c == cls).astype(np.int64)
 
 
-def _rows_of(block: _Block, assign: np.ndarray | None, tid: int) -> np.ndarray:
-    n = block.codes.shape[0]
+@dataclass
+class _Assign:
+    """A partition's rows of the frontier's nodes: ``perm`` (row positions, grouped by
+    node, ascending within a node), the nodes' ids ``tids`` (sorted) and where each
+    node's rows start in ``perm`` (``starts``, one more entry).  Rows in no node of the
+    frontier (leaves, local subtrees) are not listed."""
+
+    perm: np.ndarray
+    tids: np.ndarray
+    starts: np.ndarray
+
+    def rows(self, tid: int) -> np.ndarray:
+        i = int(np.searchsorted(self.tids, tid))
+        if i < self.tids.shape[0] and int(self.tids[i]) == tid:
+            return self.perm[self.starts[i]:self.starts[i + 1]]
+        return np.empty(0, np.int64)
+
+
+def _rows_of(block: _Block, assign: _Assign | None, tid: int) -> np.ndarray:
+    """The partition's rows of node ``tid`` (ascending); ``assign`` None: the root."""
     if assign is None:
+        n = block.codes.shape[0]
         return np.arange(n, dtype=np.int64) if tid == 0 else np.empty(0, np.int64)
-    return np.flatnonzero(assign == tid)
+    return assign.rows(tid)
 
 
-def _counts(block: _Block, cls: int | None) -> tuple[int, int]:
-    y = _y01(block, cls)
-    return int(y.shape[0]), int(y.sum())
+def _assigns(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None) -> list:
+    return list(assigns) if assigns is not None else [None] * len(blocks)
 
 
-def _node_data(block: _Block, assign: np.ndarray | None, tids: Sequence[int],
-               cls: int | None) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The partition's rows of nodes ``tids``: (X rows, 0/1 labels, global row ids)."""
-    y = _y01(block, cls)
+def _global_ids(block: _Block, r: np.ndarray) -> np.ndarray:
+    return r.astype(np.int64) + block.offset
+
+
+def _w_rounds(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None, cls: int | None,
+              items: Sequence[tuple[int, Any, dict]]) -> dict:
+    """Question-building rounds of several nodes on one worker's partitions: for each
+    ``(tid, fn, request)``, ``fn`` (:mod:`pybsnsing.dask._questions`) on every
+    partition's rows of node ``tid``, merged into one result (worker side)."""
+    from ._questions import MERGE
+
     out = {}
-    for tid in tids:
-        r = _rows_of(block, assign, tid)
-        out[tid] = (block.X[r], y[r], r + block.offset)
+    ass = _assigns(blocks, assigns)
+    for tid, fn, req in items:
+        res = []
+        for b, a in zip(blocks, ass, strict=True):
+            r = _rows_of(b, a, tid)
+            if r.shape[0] == 0:
+                continue
+            X = b.X
+            full = r.shape[0] == X.shape[0]
+
+            def cols(j: int, X: np.ndarray = X, r: np.ndarray = r, full: bool = full
+                     ) -> np.ndarray:
+                return np.ascontiguousarray(X[:, j]) if full else X[:, j].take(r)
+
+            res.append(fn(cols, _labels(b, cls, r), _global_ids(b, r), req))
+        out[tid] = MERGE[fn.__name__](res, req)
     return out
-
-
-def _node_round(block: _Block, assign: np.ndarray | None, tid: int, cls: int | None,
-                fn: Any, req: dict) -> Any:
-    """Apply a question-building round ``fn`` (:mod:`pybsnsing.dask._questions`) to the
-    partition's rows of node ``tid`` (worker side)."""
-    r = _rows_of(block, assign, tid)
-    y = _y01(block, cls)[r]
-    X = block.X
-    full = r.shape[0] == X.shape[0]
-
-    def cols(j: int) -> np.ndarray:
-        return np.ascontiguousarray(X[:, j]) if full else X[:, j].take(r)
-
-    return fn(cols, y, r + block.offset, req)
-
-
-def _pick(d: dict, key: int) -> Any:
-    return d[key]
 
 
 def _answers(X: np.ndarray, spec: dict) -> np.ndarray:
@@ -285,74 +305,289 @@ def _stitch(parts: Sequence[tuple[np.ndarray, int]], m: int) -> np.ndarray:
     return np.ascontiguousarray(out[:, :W])
 
 
-def _partition_counters(block: _Block, assign: np.ndarray | None, tid: int, spec: dict,
-                        target: int, cls: int | None, packed: bool) -> dict:
-    """A partition's counters of one node (worker side): class sizes, per-question
-    popcounts and Gram matrices, or (``packed``) the packed answers themselves."""
+# Counters from cells.  The questions of a node on column j are unions of the *cells*
+# of the column's boundaries u_0 < ... < u_{K-1} (the cut values and the value-set
+# members): cell 2t+1 is {x == u_t}, cell 2t the open interval between u_{t-1} and u_t
+# (cell 0 below u_0, cell 2K above u_{K-1}).  ``x > u_t`` is the cells >= 2t+2, ``x >= u_t``
+# the cells >= 2t+1, ``x < u_t`` the cells <= 2t, ``x <= u_t`` the cells <= 2t+1,
+# ``x %in% S`` the cells 2t+1 of its members.  A partition counts its rows per class in
+# the cells of each column and in the cell pairs of each column pair (p + p(p-1)/2 small
+# tables: O(p^2) work a row instead of m answers and m^2/64 popcounts); the class counts
+# of each question and the popcount Gram matrices of the ENUM's level two follow exactly
+# from those tables (M_a' H_ab M_b for the 0/1 cell-membership matrices M).
+
+#: most bytes of a node's cell-pair tables (larger: the bit-packed Gram matrices)
+_CELL_TABLE_BYTES = 64 << 20
+
+
+@njit(cache=True)
+def _cell_hist(X, rows, yt, pcols, ub, uptr, H1, H2):  # pragma: no cover - numba
+    """Add the rows ``rows`` of ``X`` (labels ``yt``: 1 target, 0 other) to the cell
+    counts ``H1[a, cell, class]`` of the columns ``pcols`` and the cell-pair counts
+    ``H2[pair, cell_a, cell_b, class]`` of the column pairs a < b."""
+    p = pcols.shape[0]
+    n = rows.shape[0]
+    cell = np.empty((p, n), np.int32)
+    for a in range(p):
+        j = pcols[a]
+        lo = uptr[a]
+        K = uptr[a + 1] - lo
+        for t in range(n):
+            x = X[rows[t], j]
+            low, high = 0, K
+            while low < high:
+                mid = (low + high) >> 1
+                if ub[lo + mid] < x:
+                    low = mid + 1
+                else:
+                    high = mid
+            c = 2 * low
+            if low < K and ub[lo + low] == x:
+                c += 1
+            cell[a, t] = c
+            H1[a, c, yt[t]] += 1
+    k = 0
+    for a in range(p):
+        for b in range(a + 1, p):
+            for t in range(n):
+                H2[k, cell[a, t], cell[b, t], yt[t]] += 1
+            k += 1
+
+
+def _cell_plan(spec: dict) -> dict | None:
+    """The cells of a question spec's columns (boundaries, membership of each question),
+    or None when the cell-pair tables would exceed ``_CELL_TABLE_BYTES``."""
+    cols, ops, vals, sets = spec["cols"], spec["ops"], spec["vals"], spec["sets"]
+    pcols = np.unique(cols)
+    ubs, mems, qidx, ncell = [], [], [], []
+    for j in pcols.tolist():
+        qs = np.flatnonzero(cols == j)
+        parts = [sets[int(q)] if ops[q] == _OP_IN else vals[q:q + 1] for q in qs]
+        u = np.unique(np.concatenate(parts).astype(np.float64))
+        C = 2 * u.shape[0] + 1
+        cells = np.arange(C)
+        M = np.zeros((C, qs.shape[0]), np.float64)
+        for i, q in enumerate(qs.tolist()):
+            op = int(ops[q])
+            if op == _OP_IN:
+                M[2 * np.searchsorted(u, sets[q]) + 1, i] = 1.0
+                continue
+            t = int(np.searchsorted(u, vals[q]))
+            if op == _OP_GT:
+                M[:, i] = cells >= 2 * t + 2
+            elif op == _OP_GE:
+                M[:, i] = cells >= 2 * t + 1
+            elif op == _OP_LT:
+                M[:, i] = cells <= 2 * t
+            else:
+                M[:, i] = cells <= 2 * t + 1
+        ubs.append(u)
+        mems.append(M)
+        qidx.append(qs)
+        ncell.append(C)
+    p = pcols.shape[0]
+    cmax = max(ncell, default=1)
+    if p * (p - 1) // 2 * cmax * cmax * 16 > _CELL_TABLE_BYTES:
+        return None
+    return {"pcols": pcols.astype(np.int64), "ub": np.concatenate(ubs) if ubs else
+            np.empty(0), "uptr": np.cumsum([0] + [u.shape[0] for u in ubs]).astype(np.int64),
+            "ncell": ncell, "M": mems, "qidx": qidx, "m": int(cols.shape[0]), "cmax": cmax}
+
+
+def _cell_counters(plan: dict, H1: np.ndarray, H2: np.ndarray) -> dict:
+    """Per-question class counts and per-class Gram matrices (diagonal 0) from the cell
+    tables: what :func:`pybsnsing.kernels.enum.popcount_rows` and ``gram_counts`` give on
+    the packed answers of the same rows."""
+    m = plan["m"]
+    cp = np.zeros(m, np.int64)
+    cn = np.zeros(m, np.int64)
+    G = [np.zeros((m, m), np.float64), np.zeros((m, m), np.float64)]
+    Ms, qidx, ncell = plan["M"], plan["qidx"], plan["ncell"]
+    p = len(Ms)
+    for a in range(p):
+        M, q, C = Ms[a], qidx[a], ncell[a]
+        h = H1[a, :C].astype(np.float64)
+        cn[q] = np.rint(M.T @ h[:, 0]).astype(np.int64)
+        cp[q] = np.rint(M.T @ h[:, 1]).astype(np.int64)
+        for c in (0, 1):
+            G[c][np.ix_(q, q)] = M.T @ (h[:, c:c + 1] * M)
+    k = 0
+    for a in range(p):
+        for b in range(a + 1, p):
+            Ma, Mb = Ms[a], Ms[b]
+            for c in (0, 1):
+                g = Ma.T @ H2[k, :ncell[a], :ncell[b], c].astype(np.float64) @ Mb
+                G[c][np.ix_(qidx[a], qidx[b])] = g
+                G[c][np.ix_(qidx[b], qidx[a])] = g.T
+            k += 1
+    out = []
+    for c in (1, 0):
+        g = np.rint(G[c]).astype(np.int32)
+        np.fill_diagonal(g, 0)
+        out.append(g)
+    return {"cp": cp, "cn": cn, "Gp": out[0], "Gn": out[1]}
+
+
+def _w_counters(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None,
+                cls: int | None, items: Sequence[tuple[int, dict, dict | None, int]],
+                packed: bool) -> dict:
+    """One worker's counters of several nodes (worker side): for each ``(tid, spec,
+    plan, target)`` the class sizes and per-question class counts and Gram matrices
+    (from the cell tables of ``plan``, or from bit-packed answers when ``plan`` is
+    None), or (``packed``) the packed answers of all its partitions' rows of the node."""
     from ..kernels import enum as K
 
-    r = _rows_of(block, assign, tid)
-    y = _y01(block, cls)[r]
-    yt = (y == target).astype(np.uint8)
-    m = spec["cols"].shape[0]
-    pp: list[tuple[np.ndarray, int]] = []
-    pn: list[tuple[np.ndarray, int]] = []
-    for a in range(0, r.shape[0], _CHUNK_ROWS):
-        rr = r[a:a + _CHUNK_ROWS]
-        B = _answers(block.X[rr], spec)
-        yc = yt[a:a + _CHUNK_ROWS]
-        Xp, Xn = K.pack_by_class(B, yc)
-        n1 = int(yc.sum())
-        pp.append((Xp, n1))
-        pn.append((Xn, int(yc.shape[0]) - n1))
-    n1 = sum(nb for _, nb in pp)
-    n0 = sum(nb for _, nb in pn)
-    Xp = _stitch(pp, m)
-    Xn = _stitch(pn, m)
-    if packed:
-        return {"n1": n1, "n0": n0, "Xp": Xp, "Xn": Xn}
-    return {"n1": n1, "n0": n0, "cp": K.popcount_rows(Xp), "cn": K.popcount_rows(Xn),
-            "Gp": K.gram_counts(Xp, False).astype(np.int64),
-            "Gn": K.gram_counts(Xn, False).astype(np.int64)}
-
-
-def _route(block: _Block, assign: np.ndarray | None, splits: dict, names: list[str],
-           cls: int | None, want_ids: bool) -> tuple[np.ndarray, dict]:
-    """Route a partition's rows of the split nodes to their children (worker side):
-    the new node id of every row (-1: in no large node any more) and, per child, its
-    rows, class-1 rows and (``want_ids``) global row ids."""
-    n = block.codes.shape[0]
-    new = np.full(n, -1, dtype=np.int32)
-    y = _y01(block, cls)
-    col_of = {nm: j for j, nm in enumerate(names)}
-    from ..rules import evaluate_rule
-
-    stats: dict[int, tuple] = {}
-    for tid, (rule, lt, rt) in splits.items():
-        r = _rows_of(block, assign, tid)
-        if r.shape[0] == 0:
-            for c in (lt, rt):
-                stats[c] = (0, 0, np.empty(0, np.int64) if want_ids else None)
+    ass = _assigns(blocks, assigns)
+    out = {}
+    for tid, spec, plan, target in items:
+        m = spec["cols"].shape[0]
+        n1 = n0 = 0
+        if plan is not None and not packed:
+            p = plan["pcols"].shape[0]
+            H1 = np.zeros((p, plan["cmax"], 2), np.int64)
+            H2 = np.zeros((p * (p - 1) // 2, plan["cmax"], plan["cmax"], 2), np.int64)
+            for b, a in zip(blocks, ass, strict=True):
+                r = _rows_of(b, a, tid)
+                if r.shape[0] == 0:
+                    continue
+                yt = (_labels(b, cls, r) == target).astype(np.uint8)
+                _cell_hist(b.X, r, yt, plan["pcols"], plan["ub"], plan["uptr"], H1, H2)
+                k1 = int(yt.sum())
+                n1 += k1
+                n0 += int(yt.shape[0]) - k1
+            d = _cell_counters(plan, H1, H2)
+            d.update(n1=n1, n0=n0)
+            out[tid] = d
             continue
-        left = evaluate_rule(rule, NodeColumns(block.X, r, col_of))
-        for c, rows in ((lt, r[left]), (rt, r[~left])):
-            new[rows] = c
-            stats[c] = (int(rows.shape[0]), int(y[rows].sum()),
-                        rows + block.offset if want_ids else None)
-    return new, stats
+        pp: list[tuple[np.ndarray, int]] = []
+        pn: list[tuple[np.ndarray, int]] = []
+        for b, a in zip(blocks, ass, strict=True):
+            r = _rows_of(b, a, tid)
+            yt = (_labels(b, cls, r) == target).astype(np.uint8)
+            for s in range(0, r.shape[0], _CHUNK_ROWS):
+                B = _answers(b.X[r[s:s + _CHUNK_ROWS]], spec)
+                yc = yt[s:s + _CHUNK_ROWS]
+                Xp, Xn = K.pack_by_class(B, yc)
+                k1 = int(yc.sum())
+                pp.append((Xp, k1))
+                pn.append((Xn, int(yc.shape[0]) - k1))
+        n1 = sum(nb for _, nb in pp)
+        n0 = sum(nb for _, nb in pn)
+        Xp = _stitch(pp, m)
+        Xn = _stitch(pn, m)
+        if packed:
+            out[tid] = {"n1": n1, "n0": n0, "Xp": Xp, "Xn": Xn}
+        else:
+            out[tid] = {"n1": n1, "n0": n0, "cp": K.popcount_rows(Xp),
+                        "cn": K.popcount_rows(Xn), "Gp": K.gram_counts(Xp, False),
+                        "Gn": K.gram_counts(Xn, False)}
+    return out
 
 
-def _grow_local(parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], control: BsControl,
-                names: list[str]) -> tuple[list[Node], np.ndarray]:
-    """Grow a node's whole subtree on one worker with the in-memory engine; returns the
-    engine's nodes (local row positions in ``obs``) and the node's global row ids."""
+def _w_route(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None, splits: dict,
+             names: list[str], cls: int | None, want_ids: bool) -> tuple[list, dict]:
+    """Route one worker's rows of the split nodes to their children (worker side): the
+    partitions' new :class:`_Assign` (the children's rows only) and, per child, its rows,
+    class-1 rows and (``want_ids``) global row ids."""
+    from ..rules import evaluate_rule, parse_rule
+
+    col_of = {nm: j for j, nm in enumerate(names)}
+    parsed = {tid: (parse_rule(rule), lt, rt) for tid, (rule, lt, rt) in splits.items()}
+    stats: dict[int, list] = {}
+    for lt, rt in ((lt, rt) for _, lt, rt in parsed.values()):
+        for ct in (lt, rt):
+            stats[ct] = [0, 0, []]
+    new = []
+    for b, a in zip(blocks, _assigns(blocks, assigns), strict=True):
+        perm, tids = [], []
+        for tid in sorted(parsed):
+            qs, lt, rt = parsed[tid]
+            r = _rows_of(b, a, tid)
+            if r.shape[0] == 0:
+                continue
+            left = evaluate_rule(qs, NodeColumns(b.X, r, col_of))
+            for ct, rows in ((lt, r[left]), (rt, r[~left])):
+                st = stats[ct]
+                st[0] += int(rows.shape[0])
+                st[1] += int(_labels(b, cls, rows).sum())
+                if want_ids:
+                    st[2].append(_global_ids(b, rows))
+                if rows.shape[0]:
+                    perm.append(rows.astype(np.int32))
+                    tids.append(ct)
+        order = np.argsort(np.asarray(tids, np.int64), kind="stable")
+        perm = [perm[i] for i in order.tolist()]
+        tids_a = np.asarray(tids, np.int64)[order]
+        starts = np.cumsum([0] + [x.shape[0] for x in perm]).astype(np.int64)
+        new.append(_Assign(np.concatenate(perm) if perm else np.empty(0, np.int32),
+                           tids_a, starts))
+    out = {ct: (st[0], st[1], np.concatenate(st[2]) if want_ids and st[2] else
+                (np.empty(0, np.int64) if want_ids else None))
+           for ct, st in stats.items()}
+    return new, out
+
+
+def _w_ids(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None,
+           tids: Sequence[int]) -> dict:
+    """One worker's global row ids of nodes ``tids`` (worker side)."""
+    ass = _assigns(blocks, assigns)
+    return {tid: np.concatenate([_global_ids(b, _rows_of(b, a, tid))
+                                 for b, a in zip(blocks, ass, strict=True)] or
+                                [np.empty(0, np.int64)])
+            for tid in tids}
+
+
+def _w_node_data(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None,
+                 tids: Sequence[int], cls: int | None
+                 ) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """One worker's rows of nodes ``tids``: (X rows, 0/1 labels, global row ids)."""
+    ass = _assigns(blocks, assigns)
+    out = {}
+    for tid in tids:
+        xs, ys, ids = [], [], []
+        for b, a in zip(blocks, ass, strict=True):
+            r = _rows_of(b, a, tid)
+            if r.shape[0]:
+                xs.append(b.X[r])
+                ys.append(_labels(b, cls, r))
+                ids.append(_global_ids(b, r))
+        p = blocks[0].X.shape[1] if blocks else 0
+        out[tid] = (np.concatenate(xs) if xs else np.empty((0, p)),
+                    np.concatenate(ys) if ys else np.empty(0, np.int64),
+                    np.concatenate(ids) if ids else np.empty(0, np.int64))
+    return out
+
+
+def _pick(d: Any, key: Any) -> Any:
+    return d[key]
+
+
+def _in_row_order(parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Workers' rows of a node, concatenated in the training row order."""
     parts = [p for p in parts if p[1].shape[0]]
     X = np.concatenate([p[0] for p in parts], axis=0)
     y = np.concatenate([p[1] for p in parts])
     ids = np.concatenate([p[2] for p in parts])
+    o = np.argsort(ids, kind="stable")
+    if np.any(o[1:] < o[:-1]):
+        X, y, ids = X[o], y[o], ids[o]
+    return np.asfortranarray(X), y, ids
+
+
+def _grow_local(parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], control: BsControl,
+                names: list[str], keep_obs: bool) -> tuple[list[Node], np.ndarray]:
+    """Grow a node's whole subtree on one worker with the in-memory engine; returns the
+    engine's nodes (local row positions in ``obs``; the leaves' only unless
+    ``keep_obs``) and the node's global row ids."""
+    X, y, ids = _in_row_order(parts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         nodes, _ = grow_tree(X, names, y, control)
+    if not keep_obs:
+        for nd in nodes:
+            if not nd.is_leaf:
+                nd.obs = np.empty(0, np.int64)
     return nodes, ids
 
 
@@ -381,8 +616,11 @@ class DaskFitInfo:
 
 
 def _nbytes(obj: Any) -> int:
+    """Bytes of the arrays in a (nested) result, 8 for any other item."""
     if isinstance(obj, np.ndarray):
         return int(obj.nbytes)
+    if isinstance(obj, Node):
+        return int(obj.obs.nbytes) + 64
     if isinstance(obj, dict):
         return sum(_nbytes(v) for v in obj.values())
     if isinstance(obj, (list, tuple)):
@@ -407,6 +645,17 @@ class _DNode:
     @property
     def n0(self) -> int:
         return self.nobs - self.n1
+
+
+def _texts(sources: list) -> Any:
+    """``text(k)``: the text of question ``k`` of the sources' questions in order."""
+    offsets = np.cumsum([0] + [s.m for s in sources]).tolist()
+
+    def text(k: int) -> str:
+        i = int(np.searchsorted(offsets, k, side="right")) - 1
+        return sources[i].text(k - offsets[i])
+
+    return text
 
 
 def _question_spec(sources: list, Xn: np.ndarray | None, ordm: np.ndarray | None,
@@ -490,15 +739,21 @@ def _spec(cols: list, ops: list, vals: list, sets: dict) -> dict:
 
 
 class _DaskTree:
-    """The state of one two-class tree grown on the cluster."""
+    """The state of one two-class tree grown on the cluster.
 
-    def __init__(self, client: Any, blocks: list, names: list[str], control: BsControl,
-                 cls: int | None, n_train: int, n1: int, local_rows: int, gather_limit: int,
-                 keep_obs: bool, verbose: bool, info: DaskFitInfo,
-                 gather_questions: bool = False) -> None:
+    ``wblocks`` maps each worker to the design blocks it holds (in row order); every
+    step is one task per worker over all its blocks and all the nodes of the level,
+    pinned to that worker, whose partition results are merged on the worker (only one
+    result per worker reaches the driver)."""
+
+    def __init__(self, client: Any, wblocks: dict[str, list], names: list[str],
+                 control: BsControl, cls: int | None, n_train: int, n1: int,
+                 local_rows: int, gather_limit: int, keep_obs: bool, verbose: bool,
+                 info: DaskFitInfo, gather_questions: bool = False) -> None:
         self.client = client
         self.gather_questions = gather_questions
-        self.blocks = blocks
+        self.wblocks = wblocks
+        self.workers = list(wblocks)
         self.names = names
         self.control = control
         self.cls = cls
@@ -513,116 +768,141 @@ class _DaskTree:
         # the engine on a node's rows must use the tree's node size, not its own
         self.local_control = dataclasses.replace(control, node_size=self.node_size) \
             if control.node_size == 0 else control
-        self.assign: list = [None] * len(blocks)
+        self.wassign: dict[str, Any] = {w: None for w in self.workers}
         self.next_tid = 1
         self._warned = False
 
-    # -------------------------------------------------------------- one large node
-    def _gather_node(self, nd: _DNode) -> tuple[np.ndarray, np.ndarray, int]:
+    # -------------------------------------------------------------- worker tasks
+    def _submit(self, fn: Any, *args: Any, assign: dict | None = None) -> list:
+        """``fn(blocks, assigns, *args)`` on every worker (one future each)."""
         c = self.client
-        futs = [c.submit(_node_data, b, a, [nd.tid], self.cls, pure=False)
-                for b, a in zip(self.blocks, self.assign, strict=True)]
-        parts = [d[nd.tid] for d in c.gather(futs)]
-        Xn = np.concatenate([p[0] for p in parts], axis=0)
-        yn = np.concatenate([p[1] for p in parts])
-        return np.asfortranarray(Xn), yn, sum(_nbytes(p) for p in parts)
+        assign = self.wassign if assign is None else assign
+        return [c.submit(fn, self.wblocks[w], assign[w], *args, workers=[w],
+                         allow_other_workers=True, pure=False) for w in self.workers]
 
-    def _run_round(self, nd: _DNode, stats: dict) -> Any:
-        """A ``run_round`` for :func:`pybsnsing.dask._questions.build_questions` on the
-        partitions' rows of node ``nd``."""
-        c = self.client
+    def _on_workers(self, fn: Any, *args: Any, stats: dict) -> list:
+        """:meth:`_submit` and gather; counts the bytes both ways."""
+        stats["bytes_sent"] += _nbytes(args) * len(self.workers)
+        res = self.client.gather(self._submit(fn, *args))
+        stats["bytes_gathered"] += _nbytes(res)
+        return res
 
-        def run(fn: Any, req: dict) -> list:
-            stats["bytes_sent"] += _nbytes(req) * len(self.blocks)
-            futs = [c.submit(_node_round, b, a, nd.tid, self.cls, fn, req, pure=False)
-                    for b, a in zip(self.blocks, self.assign, strict=True)]
-            res = c.gather(futs)
-            stats["bytes_gathered"] += _nbytes(res)
-            return res
+    def _node_rows(self, tids: Sequence[int], stats: dict) -> dict:
+        """The rows of nodes ``tids`` on the driver: (X, 0/1 labels, ids) in row order."""
+        res = self._on_workers(_w_node_data, list(tids), self.cls, stats=stats)
+        return {tid: _in_row_order([r[tid] for r in res]) for tid in tids}
 
-        return run
+    def _ids(self, tids: Sequence[int], stats: dict) -> dict[int, np.ndarray]:
+        if not tids:
+            return {}
+        res = self._on_workers(_w_ids, list(tids), stats=stats)
+        return {tid: np.sort(np.concatenate([r[tid] for r in res])) for tid in tids}
 
-    def split_large(self, nd: _DNode, stats: dict) -> str:
-        """The rule of a large node (``""``: none)."""
+    # -------------------------------------------------------------- the large nodes
+    def _split_level(self, large: list[_DNode], stats: dict) -> dict[int, str]:
+        """The rules of the level's large nodes (``""``: none): their questions, counters
+        and searches, every step batched over the nodes."""
+        from ..questions import r_segments
+        from ._questions import question_steps
+
+        control = self.control
         t0 = time.perf_counter()
-        target = 1 if nd.n1 >= nd.n0 else 0
-        found = self._large_sources(nd, stats, target, t0)
-        if isinstance(found, str):  # found on the gathered rows
-            return found
-        sources, qsets, Xn, ordm = found
-        m = sum(s.m for s in sources)
-        if m == 0:
-            stats["question_seconds"] += time.perf_counter() - t0
-            return ""
-        spec = _question_spec(sources, Xn, ordm, qsets)
-        del Xn, ordm, found
-        if spec is None:  # _large_sources returns only sources _question_spec handles
-            raise PybsnsingError("internal error: a large node's questions have no "
-                                 "worker-side spec")
-        offsets = np.cumsum([0] + [s.m for s in sources]).tolist()
-
-        def text(k: int) -> str:
-            i = int(np.searchsorted(offsets, k, side="right")) - 1
-            return sources[i].text(k - offsets[i])
-
-        grp = self._groups(sources, text, m)
+        targets = {nd.tid: 1 if nd.n1 >= nd.n0 else 0 for nd in large}
+        fast = control.opt_solver in _PACKED_SOLVERS and control.external_method != "r" \
+            and not self.gather_questions
+        internal: dict[int, tuple] = {}
+        if fast and not control.suppress_internal:
+            gens = {nd.tid: question_steps(
+                self.names, nd.nobs, nd.n1, targets[nd.tid],
+                segments=r_segments(control.nseg_numeric), num2factor=control.num2factor,
+                nseg_factor=control.nseg_factor, bin_size=control.bin_size,
+                node_size=self.node_size, keep_perfect=control.keep_perfect_separation)
+                for nd in large}
+            internal = self._drive(gens, stats)
+        rules: dict[int, str] = {}
+        work = []
+        for nd in large:
+            found = self._large_sources(nd, stats, targets[nd.tid], internal.get(nd.tid),
+                                        fast)
+            if isinstance(found, str):  # found on the gathered rows
+                rules[nd.tid] = found
+                continue
+            sources, qsets, Xn, ordm = found
+            m = sum(s.m for s in sources)
+            if m == 0:
+                rules[nd.tid] = ""
+                continue
+            spec = _question_spec(sources, Xn, ordm, qsets)
+            if spec is None:  # _large_sources returns only sources _question_spec handles
+                raise PybsnsingError("internal error: a large node's questions have no "
+                                     "worker-side spec")
+            text = _texts(sources)
+            work.append((nd, spec, text, self._groups(sources, text, m), m))
         t1 = time.perf_counter()
-        cols = self._search_large(nd, spec, grp, m, target, stats)
-        stats["search_seconds"] += time.perf_counter() - t1
         stats["question_seconds"] += t1 - t0
-        return " | ".join(text(j) for j in cols)
+        rules.update(self._search_level(work, targets, stats))
+        stats["search_seconds"] += time.perf_counter() - t1
+        return rules
 
-    def _large_sources(self, nd: _DNode, stats: dict, target: int, t0: float) -> Any:
+    def _drive(self, gens: dict, stats: dict) -> dict:
+        """Run the question rounds of several nodes together: each round is one task per
+        worker over all the nodes still building their questions."""
+        pending = {tid: next(g) for tid, g in gens.items()}
+        done = {}
+        while pending:
+            stats["question_rounds"] += 1
+            items = [(tid, fn, req) for tid, (fn, req) in pending.items()]
+            res = self._on_workers(_w_rounds, self.cls, items, stats=stats)
+            for tid in list(pending):
+                try:
+                    pending[tid] = gens[tid].send([r[tid] for r in res])
+                except StopIteration as stop:
+                    done[tid] = stop.value
+                    del pending[tid]
+        return done
+
+    def _large_sources(self, nd: _DNode, stats: dict, target: int, internal: Any,
+                       fast: bool) -> Any:
         """The question sources of a large node, with the question sets of the internal
         questions, and the node's gathered columns and sorted orders (None when not
         gathered); or the rule itself (a str) when it is found on the gathered rows."""
         from ..external import NodeExternal
-        from ..questions import r_segments
-        from ._questions import build_questions
 
         control = self.control
-        ext = control.external_method
         n = nd.nobs
         rows = np.arange(n, dtype=np.int64)
         sources: list = []
         qsets: dict[int, np.ndarray] = {}
         Xn = ordm = None
-        if control.opt_solver in _PACKED_SOLVERS and ext != "r" and not self.gather_questions:
+        if fast:
             # the internal questions from per-partition statistics (no rows move)
-            if not control.suppress_internal:
-                qs, qsets = build_questions(
-                    self._run_round(nd, stats), self.names, n, nd.n1, target,
-                    segments=r_segments(control.nseg_numeric), num2factor=control.num2factor,
-                    nseg_factor=control.nseg_factor, bin_size=control.bin_size,
-                    node_size=self.node_size, keep_perfect=control.keep_perfect_separation,
-                    stats=stats)
+            if internal is not None:
+                qs, qsets = internal
                 if qs.m:
                     sources.append(qs)
-            if ext == "rpart":
+            if control.external_method == "rpart":
                 # rpart's questions replay its sort and sums row by row: the node's
                 # columns are gathered (8 p + 1 bytes a row; see the module notes)
-                Xn, yn, nb = self._gather_node(nd)
-                stats["bytes_gathered"] += nb
+                Xn, yn, _ = self._node_rows([nd.tid], stats)[nd.tid]
                 stats["rpart_rows"] += n
                 g = self._grower(Xn, yn)
                 if g.external is not None:
                     ordm = g.root_orders()
                     es = g._external(rows, ordm, True)
                     if not isinstance(es, NodeExternal):
-                        return self._finish_gathered(g, rows, ordm, target, stats, t0)
+                        return self._finish_gathered(g, rows, ordm, target)
                     if es.m:
                         sources.append(es)
                 del g
         else:
-            Xn, yn, nb = self._gather_node(nd)
-            stats["bytes_gathered"] += nb
+            Xn, yn, _ = self._node_rows([nd.tid], stats)[nd.tid]
             g = self._grower(Xn, yn)
             ordm = g.root_orders()
             if control.opt_solver not in _PACKED_SOLVERS:
-                return self._finish_gathered(g, rows, ordm, target, stats, t0)
+                return self._finish_gathered(g, rows, ordm, target)
             sources = g._sources(rows, ordm, target, True)
             if _question_spec(sources, Xn, ordm) is None:
-                return self._finish_gathered(g, rows, ordm, target, stats, t0)
+                return self._finish_gathered(g, rows, ordm, target)
             del g
         return sources, qsets, Xn, ordm
 
@@ -641,41 +921,61 @@ class _DaskTree:
             grp = question_groups([text(k) for k in range(m)])
         return grp
 
-    def _search_large(self, nd: _DNode, spec: Any, grp: Any, m: int, target: int,
-                      stats: dict) -> tuple[int, ...]:
-        """The chosen questions of a large node: the partitions' counters (summed) or
-        packed answers (stitched) searched on the driver."""
-        from ..search import GRAM_MAX_COLS, enum_search_packed
+    def _search_level(self, work: list, targets: dict, stats: dict) -> dict[int, str]:
+        """The chosen rules of the level's large nodes: the workers' counters (summed) or
+        packed answers (stitched) searched on the driver; the counter tasks are batched
+        so that a worker holds at most ~64 MB of results at once."""
+        from ..search import GRAM_MAX_COLS
 
         control = self.control
-        n = nd.nobs
-        packed = control.max_rules >= 3 or m > GRAM_MAX_COLS
-        if packed and m * (n / 8) > self.gather_limit:
-            raise PybsnsingValueError(
-                f"node with {n} rows and {m} questions: max_rules = {control.max_rules} "
-                f"needs its packed answers on the driver ({m * n / 8 / 2**20:.0f} MiB > "
-                f"gather_limit = {self.gather_limit / 2**20:.0f} MiB); use max_rules <= 2 "
-                "(searched from summed counters), a larger gather_limit, or a smaller "
-                "local_rows")
-        c = self.client
-        spec_f = c.scatter(spec, broadcast=True, hash=False)
-        stats["bytes_sent"] += _nbytes(spec)
-        futs = [c.submit(_partition_counters, b, a, nd.tid, spec_f, target, self.cls,
-                         packed, pure=False)
-                for b, a in zip(self.blocks, self.assign, strict=True)]
-        res = c.gather(futs)
-        stats["bytes_gathered"] += _nbytes(res)
-        n1 = sum(r["n1"] for r in res)
-        n0 = sum(r["n0"] for r in res)
+        rules: dict[int, str] = {}
+        batches: list[list] = [[]]
+        size = 0
+        for nd, spec, text, grp, m in work:
+            packed = control.max_rules >= 3 or m > GRAM_MAX_COLS
+            n = nd.nobs
+            if packed and m * (n / 8) > self.gather_limit:
+                raise PybsnsingValueError(
+                    f"node with {n} rows and {m} questions: max_rules = {control.max_rules} "
+                    f"needs its packed answers on the driver ({m * n / 8 / 2**20:.0f} MiB > "
+                    f"gather_limit = {self.gather_limit / 2**20:.0f} MiB); use max_rules <= 2 "
+                    "(searched from summed counters), a larger gather_limit, or a smaller "
+                    "local_rows")
+            plan = None if packed else _cell_plan(spec)
+            nb = m * n / 4 if packed else 8 * m * m
+            if batches[-1] and size + nb > 64 << 20:
+                batches.append([])
+                size = 0
+            batches[-1].append((nd, spec, plan, text, grp, m, packed))
+            size += nb
+        for batch in batches:
+            for packed in (False, True):
+                sel = [b for b in batch if b[6] == packed]
+                if not sel:
+                    continue
+                items = [(nd.tid, spec, plan, targets[nd.tid])
+                         for nd, spec, plan, *_ in sel]
+                res = self._on_workers(_w_counters, self.cls, items, packed, stats=stats)
+                for nd, _, _, text, grp, m, _ in sel:
+                    parts = [r[nd.tid] for r in res]
+                    cols = self._search_node(parts, grp, m, packed)
+                    rules[nd.tid] = " | ".join(text(j) for j in cols)
+        return rules
+
+    def _search_node(self, parts: list, grp: Any, m: int, packed: bool) -> tuple[int, ...]:
+        from ..search import enum_search_packed
+
+        control = self.control
+        n1 = sum(r["n1"] for r in parts)
+        n0 = sum(r["n0"] for r in parts)
         if packed:
-            Xp = _stitch([(r["Xp"], r["n1"]) for r in res], m)
-            Xq = _stitch([(r["Xn"], r["n0"]) for r in res], m)
-            del res
+            Xp = _stitch([(r["Xp"], r["n1"]) for r in parts], m)
+            Xq = _stitch([(r["Xn"], r["n0"]) for r in parts], m)
             return enum_search_packed(
                 Xp, Xq, n1, n0, grp, max_rules=control.max_rules, node_size=self.node_size,
                 no_same_gender_children=control.no_same_gender_children,
                 time_limit=control.solver_timelimit).cols
-        return self._search_counters(res, n1, n0, grp)
+        return self._search_counters(parts, n1, n0, grp)
 
     def _search_counters(self, res: list, n1: int, n0: int, grp: Any) -> tuple[int, ...]:
         """Levels 1 and 2 of ENUM on the partitions' summed counters."""
@@ -684,8 +984,8 @@ class _DaskTree:
         control = self.control
         cp = np.sum([r["cp"] for r in res], axis=0)
         cn = np.sum([r["cn"] for r in res], axis=0)
-        Gp = np.sum([r["Gp"] for r in res], axis=0).astype(np.int32)
-        Gn = np.sum([r["Gn"] for r in res], axis=0).astype(np.int32)
+        Gp = np.sum([r["Gp"] for r in res], axis=0, dtype=np.int64).astype(np.int32)
+        Gn = np.sum([r["Gn"] for r in res], axis=0, dtype=np.int64).astype(np.int32)
         n1_, n0_ = np.int64(n1), np.int64(n0)
         ns_, nsgc = np.int64(self.node_size), bool(control.no_same_gender_children)
         vb2 = np.int64(n0) * np.int64(n1)
@@ -708,21 +1008,29 @@ class _DaskTree:
         self._warned = True
         return g
 
-    def _finish_gathered(self, g: Grower, rows: np.ndarray, ordm: np.ndarray, target: int,
-                         stats: dict, t0: float) -> str:
+    @staticmethod
+    def _finish_gathered(g: Grower, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
         """The engine's own search on the gathered rows (solvers other than the packed
         ENUM, R's rpart)."""
-        rule = g.find_rule(rows, ordm, target)
-        stats["search_seconds"] += time.perf_counter() - t0
-        return rule
+        return g.find_rule(rows, ordm, target)
 
     # -------------------------------------------------------------- growth
+    def _start_local(self, nd: _DNode, assign: dict) -> Any:
+        """Collect a small node's rows to one worker and grow its subtree there."""
+        c = self.client
+        data = self._submit(_w_node_data, [nd.tid], self.cls, assign=assign)
+        parts = [c.submit(_pick, f, nd.tid, pure=False) for f in data]
+        return c.submit(_grow_local, parts, self.local_control, self.names, self.keep_obs,
+                        pure=False)
+
     def grow(self) -> list[Node]:
         c = self.client
         root = _DNode(0, 0, self.n_train, self.n1,
                       obs=np.arange(self.n_train, dtype=np.int64))
         frontier = [root]
         level = 0
+        # local subtrees in flight at once (each holds its node's rows on a worker)
+        in_flight = 2 * len(self.workers)
         while frontier:
             t0 = time.perf_counter()
             stats = {"level": level, "large": 0, "local": 0, "bytes_gathered": 0,
@@ -731,30 +1039,29 @@ class _DaskTree:
             large = [nd for nd in frontier if nd.nobs > self.local_rows]
             small = [nd for nd in frontier if nd.nobs <= self.local_rows]
             stats["large"], stats["local"] = len(large), len(small)
-            local_futs = {}
-            if small:
-                tids = [nd.tid for nd in small]
-                pf = [c.submit(_node_data, b, a, tids, self.cls, pure=False)
-                      for b, a in zip(self.blocks, self.assign, strict=True)]
-                for nd in small:
-                    parts = [c.submit(_pick, f, nd.tid, pure=False) for f in pf]
-                    local_futs[nd.tid] = c.submit(_grow_local, parts, self.local_control,
-                                                  self.names, pure=False)
+            local = _Locals(self, small, dict(self.wassign), in_flight)
+            local.start()
+            rules = self._split_level(large, stats) if large else {}
             splits = {}
             for nd in large:
-                rule = self.split_large(nd, stats)
+                rule = rules.get(nd.tid, "")
                 if rule:
                     nd.rule = rule
                     splits[nd.tid] = (rule, self.next_tid, self.next_tid + 1)
                     self.next_tid += 2
+            leaves = [nd.tid for nd in large if nd.tid not in splits]
             nxt: list[_DNode] = []
+            for tid, ids in self._ids(leaves, stats).items():
+                next(nd for nd in large if nd.tid == tid).obs = ids
             if splits:
-                routed = [c.submit(_route, b, a, splits, self.names, self.cls, True,
-                                   pure=False)
-                          for b, a in zip(self.blocks, self.assign, strict=True)]
-                self.assign = [c.submit(_pick, f, 0, pure=False) for f in routed]
+                routed = self._submit(_w_route, splits, self.names, self.cls, self.keep_obs)
+                stats["bytes_sent"] += _nbytes(splits) * len(self.workers)
+                self.wassign = {w: c.submit(_pick, f, 0, pure=False)
+                                for w, f in zip(self.workers, routed, strict=True)}
                 st = c.gather([c.submit(_pick, f, 1, pure=False) for f in routed])
                 stats["bytes_gathered"] += _nbytes(st)
+                want: list[int] = []
+                empty_split: dict[int, int] = {}  # node -> its child with all the rows
                 for nd in large:
                     if nd.tid not in splits:
                         continue
@@ -763,24 +1070,40 @@ class _DaskTree:
                     for ct in (lt, rt):
                         nobs = sum(s[ct][0] for s in st)
                         n1 = sum(s[ct][1] for s in st)
-                        ids = np.concatenate([s[ct][2] for s in st])
+                        ids = np.sort(np.concatenate([s[ct][2] for s in st])) \
+                            if self.keep_obs else None
                         kids.append(_DNode(ct, nd.depth + 1, nobs, n1, obs=ids))
                     if kids[0].nobs == 0 or kids[1].nobs == 0:
                         nd.rule = ""  # the engine: a rule true on all or none -> leaf
+                        if nd.obs is None:
+                            full = max(kids, key=lambda k: k.nobs)
+                            if full.obs is not None:
+                                nd.obs = full.obs
+                            else:
+                                empty_split[nd.tid] = full.tid
+                                want.append(full.tid)
                         continue
                     nd.left, nd.right = kids
                     for k in kids:
                         if self._splittable(k):
                             nxt.append(k)
-            for nd in small:
-                nd.local = c.gather(local_futs[nd.tid])
-                stats["bytes_gathered"] += _nbytes(nd.local[1])
+                        elif k.obs is None:
+                            want.append(k.tid)
+                got = self._ids(want, stats)
+                for nd in large:
+                    if nd.tid in empty_split:
+                        nd.obs = got[empty_split[nd.tid]]
+                    for k in (nd.left, nd.right):
+                        if k is not None and k.obs is None and k.tid in got:
+                            k.obs = got[k.tid]
+            local.finish(stats)
             stats["seconds"] = time.perf_counter() - t0
             self.info.levels.append(stats)
             if self.verbose:
                 print(f"[pybsnsing.dask] level {level}: {len(large)} distributed node(s), "
                       f"{len(small)} local subtree(s), {stats['seconds']:.2f}s, "
-                      f"{stats['bytes_gathered'] / 1e6:.1f} MB gathered", file=sys.stderr)
+                      f"{stats['bytes_gathered'] / 1e6:.1f} MB gathered, "
+                      f"{stats['question_rounds']} question rounds", file=sys.stderr)
             frontier = nxt
             level += 1
         return self._number(root)
@@ -842,6 +1165,39 @@ class _DaskTree:
                 if not nd.is_leaf:
                     nd.obs = np.empty(0, np.int64)
         return out
+
+
+class _Locals:
+    """The level's small nodes, each collected to one worker and grown there by the
+    in-memory engine, at most ``limit`` at once (each holds its node's rows)."""
+
+    def __init__(self, tree: _DaskTree, nodes: list[_DNode], assign: dict, limit: int
+                 ) -> None:
+        from distributed import as_completed
+
+        self.tree = tree
+        self.todo = list(nodes)
+        self.assign = assign
+        self.limit = limit
+        self.running = as_completed()
+        self.owner: dict[str, _DNode] = {}
+
+    def start(self) -> None:
+        while self.todo and self.running.count() < self.limit:
+            nd = self.todo.pop(0)
+            f = self.tree._start_local(nd, self.assign)
+            self.owner[f.key] = nd
+            self.running.add(f)
+
+    def finish(self, stats: dict) -> None:
+        """Wait for every subtree (starting the rest as others finish)."""
+        self.start()
+        for f in self.running:
+            nd = self.owner.pop(f.key)
+            nd.local = f.result()
+            nd.obs = nd.local[1]
+            stats["bytes_gathered"] += _nbytes(nd.local)
+            self.start()
 
 
 def _client_of(client: Any) -> Any:
@@ -926,8 +1282,8 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
 
     opts = (local_rows, gather_limit, keep_obs, verbose, info, gather_questions)
     try:
-        model = _fit_models(c, blocks, names, ctrl, tmpl, response, codes, n_train, call,
-                            formula, opts)
+        model = _fit_models(c, _by_worker(c, blocks), names, ctrl, tmpl, response, codes,
+                            n_train, call, formula, opts)
     finally:
         c.cancel(blocks)
     info.total_seconds = time.perf_counter() - t_start
@@ -935,7 +1291,19 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
     return model
 
 
-def _fit_models(c: Any, blocks: list, names: list[str], ctrl: BsControl, tmpl: Design,
+def _by_worker(c: Any, blocks: list) -> dict[str, list]:
+    """The blocks grouped by the worker holding them (row order kept in each group)."""
+    from distributed import wait
+
+    wait(blocks)
+    who = c.who_has(blocks)
+    out: dict[str, list] = {}
+    for b in blocks:
+        out.setdefault(sorted(who[b.key])[0], []).append(b)
+    return out
+
+
+def _fit_models(c: Any, wblocks: dict[str, list], names: list[str], ctrl: BsControl, tmpl: Design,
                 response: Any, codes: np.ndarray, n_train: int, call: str, formula: str,
                 opts: tuple) -> Any:
     """The model of :func:`bsnsing_dask`: one tree for two classes, one tree per class
@@ -945,7 +1313,7 @@ def _fit_models(c: Any, blocks: list, names: list[str], ctrl: BsControl, tmpl: D
 
     def fit_one(cls: int | None, ycode: list) -> BsnsingModel:
         y01 = codes.astype(np.int64) if cls is None else (codes == cls).astype(np.int64)
-        tree = _DaskTree(c, blocks, names, ctrl, cls, n_train, int(y01.sum()), *opts)
+        tree = _DaskTree(c, wblocks, names, ctrl, cls, n_train, int(y01.sum()), *opts)
         nodes = tree.grow()
         return BsnsingModel(nodes=nodes, ycode=ycode, y=y01, control=ctrl,
                             node_size=tree.node_size, design=tmpl, call=call, formula=formula)

@@ -39,7 +39,7 @@ in-memory parts.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,8 @@ from ..errors import PybsnsingValueError
 from ..questions import BIN0, BIN1, EQ, GE, GT, IN, LE, LT, QuestionSet
 from ..rformat import format_r
 
-__all__ = ["build_questions", "local_round", "part_buckets", "part_fetch", "part_stats"]
+__all__ = ["MERGE", "build_questions", "drive", "local_round", "merge_buckets", "merge_fetch",
+           "merge_stats", "part_buckets", "part_fetch", "part_stats", "question_steps"]
 
 _format_label = functools.lru_cache(maxsize=1 << 16)(format_r)
 #: equal-width buckets of the first histogram round, and sub-buckets per refined bucket
@@ -133,17 +134,25 @@ def part_stats(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray
 
 def part_buckets(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray,
                  req: dict) -> dict:
-    """A histogram round on one partition: ``req[j] = (edges, a, b)``; bucket ``i`` is
-    ``edges[i-1] < x <= edges[i]``; returns the non-empty buckets' (index, count, class-1
-    count, min, max), and (when ``a``/``b`` are given) the largest value ``< a`` and the
-    smallest ``> b``."""
+    """A histogram round on one partition: ``req[j] = (edges, a, b, rlo, rhi)``; bucket
+    ``i`` is ``edges[i-1] < x <= edges[i]``; returns the non-empty buckets' (index,
+    count, class-1 count, min, max), and (when ``a``/``b`` are given) the largest value
+    ``< a`` and the smallest ``> b``.  A refinement round (``rlo``/``rhi`` given: the
+    sorted disjoint intervals ``rlo < x <= rhi`` of the buckets being refined) counts
+    only the rows in those intervals: the other buckets are unchanged."""
     out: dict[int, Any] = {}
     if y.shape[0] == 0:
         return out
-    for j, (edges, a, b) in req.items():
+    for j, (edges, a, b, rlo, rhi) in req.items():
         x = cols(j)
+        yj = y
+        if rlo is not None:
+            k = np.searchsorted(rlo, x, side="left") - 1
+            ok = k >= 0
+            ok[ok] = x[ok] <= rhi[k[ok]]
+            x, yj = x[ok], y[ok]
         idx = np.searchsorted(edges, x, side="left")
-        cnt, c1, mn, mx = _bucket_stats(idx, x, y, edges.shape[0] + 1)
+        cnt, c1, mn, mx = _bucket_stats(idx, x, yj, edges.shape[0] + 1)
         nz = np.flatnonzero(cnt)
         pred = succ = None
         if a is not None:
@@ -181,6 +190,87 @@ def part_fetch(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray
                         int(y[r[-1]]))
         out[j] = (res_rows, summ)
     return out
+
+
+def merge_stats(results: Sequence[dict], req: dict) -> dict:
+    """Several partitions' :func:`part_stats` as one partition's (worker side)."""
+    results = [r for r in results if r]
+    if len(results) <= 1:
+        return results[0] if results else {}
+    kmax = int(req["kmax"])
+    out: dict[int, Any] = {}
+    for j in results[0]:
+        st = [r[j] for r in results]
+        dist = None
+        if all(s[7] is not None for s in st):
+            vals = np.unique(np.concatenate([s[7][0] for s in st]))
+            if vals.shape[0] <= kmax:
+                cnts = np.zeros(vals.shape[0], np.int64)
+                first = np.full(vals.shape[0], np.iinfo(np.int64).max)
+                for s in st:
+                    u = np.searchsorted(vals, s[7][0])
+                    cnts[u] += s[7][1]
+                    first[u] = np.minimum(first[u], s[7][2])
+                dist = (vals, cnts, first)
+        out[j] = (min(s[0] for s in st), max(s[1] for s in st), min(s[2] for s in st),
+                  max(s[3] for s in st), min(s[4] for s in st), max(s[5] for s in st),
+                  sum(s[6] for s in st), dist)
+    return out
+
+
+def merge_buckets(results: Sequence[dict], req: dict) -> dict:
+    """Several partitions' :func:`part_buckets` as one partition's (worker side)."""
+    results = [r for r in results if r]
+    if len(results) <= 1:
+        return results[0] if results else {}
+    out: dict[int, Any] = {}
+    for j in results[0]:
+        parts = [r[j] for r in results]
+        nz = np.unique(np.concatenate([pt[0] for pt in parts]))
+        cnt = np.zeros(nz.shape[0], np.int64)
+        c1 = np.zeros(nz.shape[0], np.int64)
+        mn = np.full(nz.shape[0], np.inf)
+        mx = np.full(nz.shape[0], -np.inf)
+        for pz, c, k1, a, b, _, _ in parts:
+            u = np.searchsorted(nz, pz)
+            cnt[u] += c
+            c1[u] += k1
+            mn[u] = np.minimum(mn[u], a)
+            mx[u] = np.maximum(mx[u], b)
+        pred = succ = None
+        if parts[0][5] is not None:
+            pred = max(pt[5] for pt in parts)
+            succ = min(pt[6] for pt in parts)
+        out[j] = (nz, cnt, c1, mn, mx, pred, succ)
+    return out
+
+
+def merge_fetch(results: Sequence[dict], req: dict) -> dict:
+    """Several partitions' :func:`part_fetch` as one partition's (worker side)."""
+    results = [r for r in results if r]
+    if len(results) <= 1:
+        return results[0] if results else {}
+    out: dict[int, Any] = {}
+    for j in results[0]:
+        parts = [r[j] for r in results]
+        rows = tuple(np.concatenate([pt[0][i] for pt in parts]) for i in range(4))
+        summ: dict[int, tuple] = {}
+        for pt in parts:
+            for kk, s in pt[1].items():
+                o = summ.get(kk)
+                if o is None:
+                    summ[kk] = s
+                    continue
+                fst = o[1:3] if o[1] <= s[1] else s[1:3]
+                lst = o[3:5] if o[3] >= s[3] else s[3:5]
+                summ[kk] = (o[0] + s[0], *fst, *lst)
+        out[j] = (rows, summ)
+    return out
+
+
+#: the worker-side merge of each round function's partition results
+MERGE: dict[str, Callable[[Sequence[dict], dict], dict]] = {
+    "part_stats": merge_stats, "part_buckets": merge_buckets, "part_fetch": merge_fetch}
 
 
 def local_round(parts: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -476,23 +566,46 @@ def build_questions(run_round: Callable[[Callable, dict], list], names: Sequence
 
     ``run_round(fn, request)`` applies ``fn(cols, y, ids, request)`` to every partition's
     rows of the node (``cols(j)``: the node's values of column j in row order; ``y``: 0/1
-    labels; ``ids``: global row ids) and returns the results in partition order.
-    ``stats`` (optional) counts the rounds.
+    labels; ``ids``: global row ids) and returns the results in partition order (or
+    several partitions' results merged by :data:`MERGE`).  ``stats`` (optional) counts
+    the rounds.  :func:`question_steps` is the same computation as a generator, for
+    driving the rounds of many nodes at once.
     """
+    return drive(question_steps(names, n, n1, target, segments=segments,
+                                num2factor=num2factor, nseg_factor=nseg_factor,
+                                bin_size=bin_size, node_size=node_size,
+                                keep_perfect=keep_perfect, cap=cap), run_round, stats)
+
+
+def drive(steps: Generator[tuple[Callable, dict], list, Any],
+          run_round: Callable[[Callable, dict], list], stats: dict | None = None) -> Any:
+    """Run a :func:`question_steps` generator with ``run_round``; its result."""
+    try:
+        fn, req = next(steps)
+        while True:
+            if stats is not None:
+                stats["question_rounds"] = stats.get("question_rounds", 0) + 1
+            fn, req = steps.send(run_round(fn, req))
+    except StopIteration as stop:
+        return stop.value
+
+
+def question_steps(names: Sequence[str], n: int, n1: int, target: int, *, segments: int,
+                   num2factor: int, nseg_factor: int, bin_size: int, node_size: float,
+                   keep_perfect: bool = False, cap: int | None = None
+                   ) -> Generator[tuple[Callable, dict], list,
+                                  tuple[QuestionSet, dict[int, np.ndarray]]]:
+    """:func:`build_questions` as a generator: it yields each round's ``(fn, request)``,
+    is sent the partitions' (or workers' merged) results, and returns the questions."""
     p = len(names)
     cap = default_cap(n) if cap is None else cap
-    def call(fn: Callable, req: dict) -> list:
-        if stats is not None:
-            stats["question_rounds"] = stats.get("question_rounds", 0) + 1
-        return run_round(fn, req)
-
-    res = [r for r in call(part_stats, {"cols": list(range(p)), "kmax": num2factor + 1})
-           if r]
+    res = yield part_stats, {"cols": list(range(p)), "kmax": num2factor + 1}
+    res = [r for r in res if r]
     sec, numeric, trim, factor_like = _classify_columns(
         res, names, n, n1, num2factor=num2factor, nseg_factor=nseg_factor,
         node_size=node_size, keep_perfect=keep_perfect)
-    bounds = _histogram_rounds(call, numeric, trim, cap)
-    cuts = _runs_rounds(call, numeric, bounds, target, segments, cap)
+    bounds = yield from _histogram_rounds(numeric, trim, cap)
+    cuts = yield from _runs_rounds(numeric, bounds, target, segments, cap)
     return _assemble(sec, trim, cuts, factor_like, bin_size, names)
 
 
@@ -553,28 +666,40 @@ def _classify_columns(res: list, names: Sequence[str], n: int, n1: int, *, num2f
     return sec, numeric, trim, factor_like
 
 
-def _histogram_rounds(call: Callable, numeric: dict, trim: dict, cap: int) -> dict:
+def _bucket_interval(edges: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals ``(lo, hi]`` of buckets ``b`` of the edge list ``edges``."""
+    ne = edges.shape[0]
+    lo = np.where(b > 0, edges[np.maximum(b - 1, 0)], -np.inf)
+    hi = np.where(b < ne, edges[np.minimum(b, ne - 1)], np.inf)
+    return lo, hi
+
+
+def _histogram_rounds(numeric: dict, trim: dict, cap: int
+                      ) -> Generator[tuple[Callable, dict], list, dict]:
     """Histogram rounds: exact buckets of every numeric column (bucket tables set
-    in ``numeric``); the trimming bounds of each column."""
-    # histogram rounds: exact buckets of every numeric column (and the trimming bounds)
+    in ``numeric``); returns the trimming bounds of each column.  The first round counts
+    every row in equal-width buckets; each further round re-counts only the rows of the
+    buckets being refined (too many rows and more than one value), the other buckets
+    keep their counts."""
     bounds: dict[int, tuple[float, float]] = {}
     req: dict[int, tuple] = {}
+    tab: dict[int, tuple] = {}
     for j, col in numeric.items():
         _, maxmin, minmax, mn, mx = trim[j]
         col.edges = np.unique(np.linspace(mn, mx, _FIRST_BUCKETS + 1))
-        req[j] = (col.edges, maxmin, minmax)
+        req[j] = (col.edges, maxmin, minmax, None, None)
+        nb = col.edges.shape[0] + 1
+        tab[j] = (np.zeros(nb, np.int64), np.zeros(nb, np.int64), np.full(nb, np.inf),
+                  np.full(nb, -np.inf))
     first_round = True
     while req:
-        res = [r for r in call(part_buckets, req) if r]
+        res = yield part_buckets, req
+        res = [r for r in res if r]
         nxt: dict[int, tuple] = {}
         for j in req:
             col = numeric[j]
             parts = [r[j] for r in res]
-            nb = col.edges.shape[0] + 1
-            cnt = np.zeros(nb, np.int64)
-            c1 = np.zeros(nb, np.int64)
-            bmn = np.full(nb, np.inf)
-            bmx = np.full(nb, -np.inf)
+            cnt, c1, bmn, bmx = tab[j]
             for nz, c, k1, a, b, _, _ in parts:
                 cnt[nz] += c
                 c1[nz] += k1
@@ -588,22 +713,36 @@ def _histogram_rounds(call: Callable, numeric: dict, trim: dict, cap: int) -> di
                              succ if succ < np.inf else minmax)
             nz = np.flatnonzero(cnt)
             split = nz[(cnt[nz] > cap) & (bmn[nz] < bmx[nz])]
-            if split.shape[0]:
-                new = [np.linspace(bmn[b], bmx[b],
-                                   min(2 * int(cnt[b]) // cap + 2, _SUB_BUCKETS) + 1)[:-1]
-                       for b in split]
-                col.edges = np.unique(np.concatenate([col.edges, *new]))
-                nxt[j] = (col.edges, None, None)
-            else:
+            if not split.shape[0]:
                 col.set_table(nz, cnt[nz], c1[nz], bmn[nz], bmx[nz])
+                continue
+            new = [np.linspace(bmn[b], bmx[b],
+                               min(2 * int(cnt[b]) // cap + 2, _SUB_BUCKETS) + 1)[:-1]
+                   for b in split]
+            old = col.edges
+            col.edges = np.unique(np.concatenate([old, *new]))
+            # the unrefined buckets keep their counts, under their new numbers (every
+            # old edge is a new edge: a bucket keeps its upper edge)
+            keep = np.setdiff1d(nz, split, assume_unique=True)
+            up = np.where(keep < old.shape[0], old[np.minimum(keep, old.shape[0] - 1)],
+                          np.inf)
+            kn = np.where(keep < old.shape[0], np.searchsorted(col.edges, up),
+                          col.edges.shape[0])
+            nb = col.edges.shape[0] + 1
+            t = (np.zeros(nb, np.int64), np.zeros(nb, np.int64), np.full(nb, np.inf),
+                 np.full(nb, -np.inf))
+            for dst, src in zip(t, (cnt, c1, bmn, bmx), strict=True):
+                dst[kn] = src[keep]
+            tab[j] = t
+            rlo, rhi = _bucket_interval(old, split)
+            nxt[j] = (col.edges, None, None, rlo, rhi)
         req = nxt
         first_round = False
-
     return bounds
 
 
-def _runs_rounds(call: Callable, numeric: dict, bounds: dict, target: int,
-                 segments: int, cap: int) -> dict:
+def _runs_rounds(numeric: dict, bounds: dict, target: int, segments: int, cap: int
+                 ) -> Generator[tuple[Callable, dict], list, dict]:
     """Runs rounds: each numeric column's cuts, walking its runs and fetching the
     buckets the walk needs."""
     cuts: dict[int, tuple[list[float], list[float]]] = {}
@@ -642,7 +781,8 @@ def _runs_rounds(call: Callable, numeric: dict, bounds: dict, target: int,
             rows = np.array([col.cnt[k] <= cap or col.mn[k] < col.mx[k] for k in ks_s])
             req[j] = (np.array([a for a, _ in iv]), np.array([b for _, b in iv]), rows)
             need[j] = ks_s  # type: ignore[assignment]
-        _store_fetched(numeric, need, req, call(part_fetch, req))
+        res = yield part_fetch, req
+        _store_fetched(numeric, need, req, res)
     return cuts
 
 
@@ -656,26 +796,25 @@ def _store_fetched(numeric: dict, need: dict, req: dict, res: list) -> None:
         xs = np.concatenate([pt[0][1] for pt in parts])
         ids = np.concatenate([pt[0][2] for pt in parts])
         ys = np.concatenate([pt[0][3] for pt in parts])
+        o = np.lexsort((ids, xs, kk))  # by bucket, value, row id (the stable order)
+        kk, xs, ys = kk[o], xs[o], ys[o]
+        bnd = np.searchsorted(kk, np.arange(len(ks_s) + 1))
         for q, k in enumerate(ks_s):
             if rows[q]:
-                m = kk == q
-                x, i_, yy = xs[m], ids[m], ys[m]
-                o = np.lexsort((i_, x))
-                x, yy = x[o], yy[o]
+                x, yy = xs[bnd[q]:bnd[q + 1]], ys[bnd[q]:bnd[q + 1]]
                 if x.shape[0] == 0:
                     col.fetched[k] = []
                     continue
                 st_ = np.flatnonzero(np.r_[True, x[1:] != x[:-1]])
                 en = np.r_[st_[1:], x.shape[0]]
-                col.fetched[k] = [(float(x[a]), int(b - a), int(yy[a]), int(yy[b - 1]))
-                                  for a, b in zip(st_.tolist(), en.tolist(), strict=True)]
+                col.fetched[k] = list(zip(x[st_].tolist(), (en - st_).tolist(),
+                                          yy[st_].tolist(), yy[en - 1].tolist(), strict=True))
             else:
                 sm = [pt[1][q] for pt in parts if q in pt[1]]
                 tot = sum(s[0] for s in sm)
                 fl = min(sm, key=lambda s: s[1])[2]
                 ll = max(sm, key=lambda s: s[3])[4]
                 col.fetched[k] = [(float(col.mn[k]), tot, fl, ll)]
-
 
 
 def _assemble(sec: tuple, trim: dict, cuts: dict, factor_like: dict, bin_size: int,
