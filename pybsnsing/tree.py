@@ -481,28 +481,30 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
     queue: deque[tuple[Node, np.ndarray]] = deque([(root, ordm)])
     del ordm
     t0 = time.perf_counter()
-    with _NodeWorkers(grower) as workers:
+    with _NodeWorkers(grower, max_depth) as workers:
         while queue:
+            workers.look_ahead(queue)
             # popped: a node's sorted lists go once it is done
-            batch = workers.take(queue, max_depth)
-            for (node, _), done in zip(batch, workers.split(batch, max_depth), strict=True):
-                if done is None:  # at max_depth
-                    continue
-                if control.verbose:
-                    print(grower.describe(node, done.rule, time.perf_counter() - t0))
-                if done.left is None or done.right is None:
-                    continue
-                node.split_rule = done.rule
-                done.left.number, done.right.number = len(nodes), len(nodes) + 1
-                node.lchild, node.rchild = done.left.number, done.right.number
-                nodes.extend((done.left, done.right))
-                if done.ord_left is not None:
-                    queue.append((done.left, done.ord_left))
-                if done.ord_right is not None:
-                    queue.append((done.right, done.ord_right))
-                if progress is not None:
-                    progress(len(nodes))
-            del batch
+            node, ordm = queue.popleft()
+            done = workers.split(node, ordm)
+            del ordm
+            if done is None:  # at max_depth
+                continue
+            if control.verbose:
+                print(grower.describe(node, done.rule, time.perf_counter() - t0))
+            if done.left is None or done.right is None:
+                continue
+            node.split_rule = done.rule
+            done.left.number, done.right.number = len(nodes), len(nodes) + 1
+            node.lchild, node.rchild = done.left.number, done.right.number
+            nodes.extend((done.left, done.right))
+            if done.ord_left is not None:
+                queue.append((done.left, done.ord_left))
+            if done.ord_right is not None:
+                queue.append((done.right, done.ord_right))
+            del done
+            if progress is not None:
+                progress(len(nodes))
     return nodes
 
 
@@ -549,18 +551,21 @@ CONCURRENT_MIN_ROWS = 4096
 
 
 class _NodeWorkers:
-    """Splits a batch of queued nodes (:func:`split_node`): the first node alone, or, with
-    more than one numba thread, up to that many large nodes at once, each in a worker
-    thread with its own copy of the grower's scratch arrays (:meth:`Grower.worker_copy`)
-    and numba's serial kernels."""
+    """Splits the queued nodes (:func:`split_node`) in queue order. With more than one
+    numba thread, the large nodes among the first ones of the queue (as many as there are
+    threads) are split ahead in worker threads, each with its own copy of the grower's
+    scratch arrays (:meth:`Grower.worker_copy`) and numba's serial kernels; the others
+    are split in the calling thread when their turn comes."""
 
-    def __init__(self, grower: Grower) -> None:
+    def __init__(self, grower: Grower, max_depth: int | None) -> None:
         import numba
 
         self.grower = grower
+        self.max_depth = max_depth
         self.width = int(numba.get_num_threads())
         self.pool = None
         self._local = None
+        self._ahead: dict[int, object] = {}  # id(node) -> its future
 
     def __enter__(self) -> _NodeWorkers:
         return self
@@ -569,44 +574,41 @@ class _NodeWorkers:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def take(self, queue: deque, max_depth: int | None) -> list[tuple[Node, np.ndarray]]:
-        """The next node of the queue, and after it the following ones while they are
-        large and above the depth limit (up to the thread count)."""
-        batch = [queue.popleft()]
-        if self.width > 1 and batch[0][0].nobs >= CONCURRENT_MIN_ROWS:
-            while (queue and len(batch) < self.width
-                   and queue[0][0].nobs >= CONCURRENT_MIN_ROWS
-                   and (max_depth is None or queue[0][0].depth < max_depth)):
-                batch.append(queue.popleft())
-        return batch
+    def _due(self, node: Node) -> bool:
+        return self.max_depth is None or node.depth < self.max_depth
 
-    def split(self, batch: list[tuple[Node, np.ndarray]], max_depth: int | None
-              ) -> list[_Split | None]:
-        """Each node's :func:`split_node` (None at ``max_depth``), in batch order."""
-        todo = [(node, ordm) for node, ordm in batch
-                if max_depth is None or node.depth < max_depth]
-        if len(todo) <= 1:
-            return [None if max_depth is not None and node.depth >= max_depth
-                    else split_node(self.grower, node, ordm, max_depth) for node, ordm in batch]
-        if self.pool is None:
-            import threading
-            from concurrent.futures import ThreadPoolExecutor
+    def look_ahead(self, queue: deque) -> None:
+        """Start the large nodes among the first ``width`` of the queue."""
+        if self.width < 2:
+            return
+        for k in range(min(self.width, len(queue))):
+            node, ordm = queue[k]
+            if (node.nobs >= CONCURRENT_MIN_ROWS and self._due(node)
+                    and id(node) not in self._ahead):
+                if self.pool is None:
+                    import threading
+                    from concurrent.futures import ThreadPoolExecutor
 
-            self._local = threading.local()
-            self.pool = ThreadPoolExecutor(self.width, thread_name_prefix="pybsnsing-node")
-        futures = {id(node): self.pool.submit(self._split, node, ordm, max_depth)
-                   for node, ordm in todo}
-        return [futures[id(node)].result() if id(node) in futures else None
-                for node, _ in batch]
+                    self._local = threading.local()
+                    self.pool = ThreadPoolExecutor(self.width,
+                                                   thread_name_prefix="pybsnsing-node")
+                self._ahead[id(node)] = self.pool.submit(self._split, node, ordm)
 
-    def _split(self, node: Node, ordm: np.ndarray, max_depth: int | None) -> _Split:
+    def split(self, node: Node, ordm: np.ndarray) -> _Split | None:
+        """The node's :func:`split_node` (None at the depth limit)."""
+        future = self._ahead.pop(id(node), None)
+        if future is not None:
+            return future.result()
+        return split_node(self.grower, node, ordm, self.max_depth) if self._due(node) else None
+
+    def _split(self, node: Node, ordm: np.ndarray) -> _Split:
         local = self._local
         if not hasattr(local, "grower"):
             import numba
 
             numba.set_num_threads(1)  # (thread-local) one node per thread
             local.grower = self.grower.worker_copy()
-        return split_node(local.grower, node, ordm, max_depth)
+        return split_node(local.grower, node, ordm, self.max_depth)
 
 
 def prepare_kernels() -> None:
