@@ -3,9 +3,12 @@
 ``table1``: depth-3 trees at alpha = 0, train accuracy (%) of DPDT-5 and DPDT-4
 (``cart_depth`` 5 and 4) averaged over the five folds (train on four; occupancy: its
 train file), runtimes side by side with the paper's (one laptop core, Python: the
-ratio is indicative only), and our own greedy CART at depth 3. With ``--binary`` also
-the binarised htru/magic/banknote of ``../shared/data/binary``: DPDT-K (``tests="cart"``
-on the 0/1 columns) against ``murtree_fit`` (exact) and pystreed at depth 3.
+ratio is indicative only), and our own greedy CART at depth 3. Generator settings as
+the code of the paper's experiments by default (``--criterion entropy``,
+``--last-split best``); ``--last-split generator --criterion gini`` is dpdt-py's.
+With ``--binary`` also the binarised htru/magic/banknote of ``../shared/data/binary``:
+DPDT-K (``tests="cart"`` on the 0/1 columns) against ``murtree_fit`` (exact) and
+pystreed at depth 3.
 
 ``table2``: model selection over depth <= 5 with 1000 alphas: DPDT-3 and DPDT-2
 against CART (own, entropy, depth 5) and its cost-complexity pruning path. As in the
@@ -15,6 +18,7 @@ tests of the selected tree); averaged over the five folds. Also checks on the tr
 data that DPDT's front dominates CART's path (Proposition 2).
 
     python bench/bench_dpdt.py table1 [--datasets bank segment] [--criterion gini]
+        [--last-split generator]
     python bench/bench_dpdt.py table1 --binary
     python bench/bench_dpdt.py table1 --qbnb Quant-BnB/dataset/class --out ...
     python bench/bench_dpdt.py replica --datasets segment [--qbnb ...] (needs scikit-learn)
@@ -128,7 +132,8 @@ def table1(args) -> str:
              else "mean of the folds")
     lines = [
         f"DPDT Table 1 (depth 3, alpha = 0, train accuracy %, {where}; criterion "
-        f"{args.criterion}); times: wall / CPU seconds per fit, paper's on one laptop core",
+        f"{args.criterion}, last_split {args.last_split}); times: wall / CPU seconds per fit, "
+        "paper's on one laptop core",
         "",
         f"{'data':10} {'N':>6} | {'DPDT-5':>7} {'paper':>6} {'diff':>5} | {'DPDT-4':>7} "
         f"{'paper':>6} {'diff':>5} | {'CART3':>6} {'paper':>6} | {'t5 wall':>8} {'t5 cpu':>7} "
@@ -145,7 +150,7 @@ def table1(args) -> str:
             n.append(len(ytr))
             for K in (5, 4):
                 r, w, c = timed(dpdt_fit, Xtr, ytr, 3, cart_depth=K, alphas=[0.0],
-                                criterion=args.criterion)
+                                criterion=args.criterion, last_split=args.last_split)
                 acc[K].append(100 * r.front.accuracy.iloc[-1])
                 tw[K].append(w)
                 tc[K].append(c)
@@ -174,7 +179,8 @@ def table1(args) -> str:
             X, y = np.ascontiguousarray(a[:, 1:], dtype=np.uint8), a[:, 0].astype(np.int64)
             row = [f"{name:10} {len(y):>6} {X.shape[1]:>4}"]
             for K in (5, 4):
-                r, w, _c = timed(dpdt_fit, X, y, 3, cart_depth=K, alphas=[0.0])
+                r, w, _c = timed(dpdt_fit, X, y, 3, cart_depth=K, alphas=[0.0],
+                                 criterion=args.criterion, last_split=args.last_split)
                 row.append(f"{100 * r.front.accuracy.iloc[-1]:7.2f} {w:7.3f}")
             m, w, _c = timed(murtree_fit, X, y, 3)
             row.append(f"{100 * m.accuracy:7.2f} {w:7.3f}")
@@ -224,7 +230,7 @@ def table2(args) -> str:
             fronts = {}
             for K in args.depths:
                 r, w, c = timed(dpdt_fit, Xtr, ytr, 5, cart_depth=K, alphas=1000,
-                                criterion=args.criterion)
+                                criterion=args.criterion, last_split=args.last_split)
                 best = r.best(Xte, yte)
                 res[K]["acc"].append(100 * best.validation_accuracy)
                 res[K]["t"].append(w)
@@ -325,8 +331,11 @@ def main() -> None:
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 42],
                     help="replica: scikit-learn random_state values")
     ap.add_argument("--datasets", nargs="+", default=list(FILES))
-    ap.add_argument("--criterion", default="gini", choices=["entropy", "gini"],
+    ap.add_argument("--criterion", default="entropy", choices=["entropy", "gini"],
                     help="criterion of DPDT's CART generator (CART's baseline: entropy)")
+    ap.add_argument("--last-split", default="best", choices=["best", "generator"],
+                    help="dpdt_fit's last_split: 'best' (the paper's code: the fewest-errors "
+                         "split at the last split level) or 'generator' (Alg. 1 literally)")
     ap.add_argument("--depths", nargs="+", type=int, default=[3, 2])
     ap.add_argument("--binary", action="store_true")
     ap.add_argument("--qbnb", default=None, metavar="DIR",

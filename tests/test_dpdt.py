@@ -35,6 +35,9 @@ from pybsnsing.optimal.dpdt import (
     cart_fit,
     cart_pruning_path,
 )
+from pybsnsing.optimal.dpdt import (
+    Test as SplitTest,
+)
 
 SLOW = os.environ.get("PYBSNSING_SLOW", "") not in ("", "0")
 slow = pytest.mark.skipif(not SLOW, reason="slow DPDT checks: PYBSNSING_SLOW=1")
@@ -338,10 +341,13 @@ def test_cart_generator_is_cart_fit():
                     assert pre == list(zip(a[0].tolist(), a[1].tolist(), strict=True))
 
 
-def test_last_level_shortcut_changes_nothing():
-    """With unit costs a state whose children are leaves stops after its generator's
-    root test when that test has the fewest errors of any threshold split; explicit
-    unit costs turn the shortcut off: same fronts, same trees."""
+@pytest.mark.parametrize("last_split", ["generator", "best"])
+def test_last_level_unit_costs_change_nothing(last_split):
+    """With unit costs a state whose children are leaves keeps one test: under
+    ``last_split="generator"`` its generator's root test when that test has the fewest
+    errors of any threshold split (the shortcut), under ``"best"`` the fewest-errors
+    split of all. Explicit unit costs take the general path (every test, resp. every
+    feature's best split, into the hull): same fronts, same trees."""
     rng = np.random.default_rng(1)
     used = 0
     for trial in range(12):
@@ -351,14 +357,77 @@ def test_last_level_shortcut_changes_nothing():
             X = np.round(X, 1)
         y = (X[:, 0] + rng.normal(size=n) > 0).astype(int) + (X[:, 2] > 0.5) * (trial % 3 == 0)
         for depth, K in ((2, 2), (3, 3)):
-            a = dpdt_fit(X, y, depth, cart_depth=K, exact_hull=True)
-            b = dpdt_fit(X, y, depth, cart_depth=K, exact_hull=True, feature_costs=np.ones(3))
+            a = dpdt_fit(X, y, depth, cart_depth=K, exact_hull=True, last_split=last_split)
+            b = dpdt_fit(X, y, depth, cart_depth=K, exact_hull=True, feature_costs=np.ones(3),
+                         last_split=last_split)
             cols = ["errors", "avg_tests", "n_nodes", "depth"]
             assert a.front[cols].equals(b.front[cols])
             assert all(a.tree(i).tests == b.tree(i).tests for i in range(len(a.front)))
             used += a.stats["last_level_shortcuts"]
             assert b.stats["last_level_shortcuts"] == 0
-    assert used > 0
+    assert (used > 0) == (last_split == "generator")
+
+
+def _node_rows(tree, X, k):
+    """The rows of ``X`` that reach node ``k`` of a DPDT tree (threshold tests)."""
+    parent = {}
+    for nd in tree.nodes:
+        if not nd.is_leaf:
+            parent[nd.left] = (nd.id, True)
+            parent[nd.right] = (nd.id, False)
+    m = np.ones(X.shape[0], dtype=bool)
+    while k in parent:
+        k, left = parent[k]
+        t = tree.tests[tree.nodes[k].feature]
+        goes = X[:, t.column] <= t.threshold
+        m &= goes if left else ~goes
+    return m
+
+
+def _fewest_errors_stump(X, y):
+    """(errors, column, threshold) of the fewest-errors split ``x <= t`` by brute force
+    (first column, then lowest threshold, of a tie; None if no split)."""
+    best = None
+    for j in range(X.shape[1]):
+        v = np.unique(X[:, j])
+        for t in (v[:-1] + v[1:]) / 2:
+            left = X[:, j] <= t
+            e = sum(int(m.sum() - np.bincount(y[m]).max()) for m in (left, ~left))
+            if best is None or e < best[0]:
+                best = (e, j, t)
+    return best
+
+
+def test_last_split_best_is_the_fewest_errors_stump():
+    """``last_split="best"`` (the paper's code): at depth 1 the tree is the fewest-errors
+    stump of all (the generator plays no part); at depth 2 and 3 every split node whose
+    children are leaves holds its rows' fewest-errors stump, and alpha = 0 gives no
+    more errors than the generator's own tests (``"generator"``)."""
+    rng = np.random.default_rng(5)
+    for trial in range(25):
+        n = int(rng.integers(10, 120))
+        X = rng.normal(size=(n, 3))
+        if trial % 2:
+            X = np.round(X, 1)  # ties
+        y = (X[:, 0] + 0.8 * X[:, 1] * X[:, 2] + 0.6 * rng.normal(size=n) > 0).astype(int)
+        y += (X[:, 2] > 0.8) * (trial % 3 == 0)
+        e, j, t = _fewest_errors_stump(X, y)
+        one = dpdt_fit(X, y, 1, cart_depth=1, alphas=[0.0]).tree()
+        leaf = n - np.bincount(y).max()
+        if e < leaf:
+            assert one.tests == [SplitTest("le", j, t)] and one.objective == e
+        for depth in (2, 3):
+            best = dpdt_fit(X, y, depth, cart_depth=2, alphas=[0.0])
+            gen = dpdt_fit(X, y, depth, cart_depth=2, alphas=[0.0], last_split="generator")
+            assert best.front.errors.iloc[-1] <= gen.front.errors.iloc[-1]
+            tree = best.tree()
+            for k, nd in enumerate(tree.nodes):
+                if nd.is_leaf or nd.depth != depth - 1:
+                    continue
+                m = _node_rows(tree, X, k)
+                ref = _fewest_errors_stump(X[m], y[m])
+                test = tree.tests[nd.feature]
+                assert (test.column, test.threshold) == (ref[1], ref[2])
 
 
 @pytest.mark.parametrize("name", ["monk1_bin", "tic-tac-toe", "hepatitis"])
@@ -405,12 +474,14 @@ def test_pruning_path_is_nested_and_ends_in_a_leaf():
 # paper: DPDT-5, DPDT-4 train accuracy (%)
 TABLE1 = {"banknote": (98.0, 98.0), "segment": (88.2, 88.2), "HTRU_2": (98.0, 98.0),
           "magic04": (83.0, 82.7), "occupancy": (99.4, 99.3)}
-# what the five folds here give (bench/results/dpdt_table1.txt, Gini generator): every
-# set within 0.3 points but segment, 0.5 (DPDT-5) and 0.8 (DPDT-4) points under the
-# paper's 88.2: there DPDT-K's accuracy stops growing at 87.66 for K = 5..7, so the
-# difference is the paper's (unpublished) split, not the generator (its optimum there
-# is 88.7). The tolerance for segment is therefore 0.9 points.
-TOLERANCE = {"segment": 0.9}
+# what the five folds here give (bench/results/dpdt_table1.txt; the defaults: entropy
+# generator, last_split="best" as the code of the paper's experiments): every set within
+# 0.2 points but segment, 87.65/87.65, 0.55 under the paper's 88.2. On the paper's own
+# training sets (Quant-BnB's json splits, not shipped) the same settings give 88.20/88.20
+# on segment and every other set within 0.1 point (bench/results/dpdt_table1_paper_split.txt),
+# so the remaining difference is the split (the folds here are not the paper's), not the
+# method. The tolerance for segment is therefore 0.6 points.
+TOLERANCE = {"segment": 0.6}
 
 
 def table1_accuracy(splits, K):

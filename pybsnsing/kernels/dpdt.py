@@ -439,22 +439,25 @@ def _cart_grow(V, B, n, max_depth, max_leaves, min_leaf, n_classes, ent, xlx):
 
 
 @njit(cache=True)
-def min_error_split(xt, codes, n_classes, ordm):
-    """The fewest training errors (left + right majority errors) of any threshold split
-    of a state (every cut between two distinct values of every feature); -1 if none."""
+def best_cuts(xt, codes, n_classes, ordm, min_leaf):
+    """Every feature's fewest-errors threshold split of a state (left + right majority
+    errors over every cut between two distinct values leaving ``min_leaf`` rows or more
+    on each side; the first, lowest, cut of a tie; the threshold as CART's):
+    ``(errors, thresholds)``, each (p,); errors -1 for a feature without such a cut."""
     p, n = ordm.shape
     ct = np.zeros(n_classes, dtype=np.int64)
     for i in range(n):
         ct[codes[ordm[0, i]]] += 1
     cl = np.zeros(n_classes, dtype=np.int64)
-    best = -1
+    errs = np.full(p, -1, dtype=np.int64)
+    thrs = np.zeros(p, dtype=np.float64)
     for j in range(p):
         xj = xt[j]
         row = ordm[j]
         cl[:] = 0
         for i in range(n - 1):
             cl[codes[row[i]]] += 1
-            if xj[row[i + 1]] > xj[row[i]]:
+            if xj[row[i + 1]] > xj[row[i]] and i + 1 >= min_leaf and n - i - 1 >= min_leaf:
                 ml = 0
                 mr = 0
                 for c in range(n_classes):
@@ -464,9 +467,26 @@ def min_error_split(xt, codes, n_classes, ordm):
                     if r > mr:
                         mr = r
                 e = n - ml - mr
-                if best < 0 or e < best:
-                    best = e
+                if errs[j] < 0 or e < errs[j]:
+                    errs[j] = e
+                    thrs[j] = _midpoint(xj[row[i]], xj[row[i + 1]])
+    return errs, thrs
+
+
+@njit(cache=True)
+def _fewest(errs):
+    best = -1
+    for e in errs:
+        if e >= 0 and (best < 0 or e < best):
+            best = e
     return best
+
+
+@njit(cache=True)
+def min_error_split(xt, codes, n_classes, ordm):
+    """The fewest training errors (left + right majority errors) of any threshold split
+    of a state (every cut between two distinct values of every feature); -1 if none."""
+    return _fewest(best_cuts(xt, codes, n_classes, ordm, 1)[0])
 
 
 @njit(cache=True)
@@ -808,14 +828,16 @@ def cart_tests_bin(Xb, codes, n_classes, rows_in, max_depth, max_leaves, min_lea
 
 
 @njit(cache=True)
-def min_error_split_bin(Xb, codes, n_classes, rows):
-    """:func:`min_error_split` on 0/1 features for the rows ``rows``."""
+def best_cuts_bin(Xb, codes, n_classes, rows, min_leaf):
+    """:func:`best_cuts` on 0/1 features for the rows ``rows``: the errors of every
+    feature's split (-1 where a side would hold fewer than ``min_leaf`` rows); the
+    thresholds are all 0.5."""
     m = Xb.shape[1]
     n = rows.shape[0]
     ct = np.zeros(n_classes, dtype=np.int64)
     c1 = np.zeros((m, n_classes), dtype=np.int64)
     _ones_counts(Xb, codes, rows, 0, n, ct, c1)
-    best = -1
+    errs = np.full(m, -1, dtype=np.int64)
     for j in range(m):
         n1 = 0
         ml = 0
@@ -826,12 +848,16 @@ def min_error_split_bin(Xb, codes, n_classes, rows):
                 ml = ct[c] - c1[j, c]
             if c1[j, c] > mr:
                 mr = c1[j, c]
-        if n1 == 0 or n1 == n:
+        if n1 < min_leaf or n - n1 < min_leaf:
             continue
-        e = n - ml - mr
-        if best < 0 or e < best:
-            best = e
-    return best
+        errs[j] = n - ml - mr
+    return errs
+
+
+@njit(cache=True)
+def min_error_split_bin(Xb, codes, n_classes, rows):
+    """:func:`min_error_split` on 0/1 features for the rows ``rows``."""
+    return _fewest(best_cuts_bin(Xb, codes, n_classes, rows, 1))
 
 
 @njit(cache=True)

@@ -25,11 +25,17 @@ state (128-bit additive row-set hashes, the role of the MurTree cache's bitset h
 
 Test generators (``tests=``):
 
-* ``"cart"``: the paper's: the split nodes of a greedy CART tree (Gini or entropy)
+* ``"cart"``: the paper's: the split nodes of a greedy CART tree (entropy or Gini)
   grown on the state's rows, to depth ``cart_depth`` (DPDT-K), or best-first to
   ``cart_leaves[d]`` leaves at depth d (dpdt-py's per-depth budgets; the last entry
-  repeats). The package's own numba code on presorted lists (on 0/1 data on row
-  sets, same tests, several times faster); no scikit-learn.
+  repeats). At the last split level (depth D - 1, children are leaves) a state's only
+  test is, by default (``last_split="best"``), its fewest-errors threshold split of
+  all, as in the code of the paper's experiments (its ``build_mdp`` with
+  ``preselect_last_depth=True``: Table 1 is reproduced with it, on the paper's own
+  training sets to 0.1 point); ``last_split="generator"`` keeps the generator's tests
+  there too (the paper's Alg. 1 read literally, and dpdt-py). The package's own numba
+  code on presorted lists (on 0/1 data on row sets, same tests, several times faster);
+  no scikit-learn.
 * ``"binary"``: 0/1 features; the ``top_b`` features of highest information gain.
 * ``"all"``: every 0/1 feature: the exact optimum of L_alpha (for checks).
 * ``"bsnsing"``: the OR-rules bsnsing's own ENUM search finds on the state's rows
@@ -159,17 +165,35 @@ class _CartSpace(_Space):
     greedy CART tree, depth- or leaf-limited); a subclass holds the rows of a state and
     provides ``_tests``, ``_children`` and ``_min_error`` on its layout."""
 
-    def __init__(self, n, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
+    def __init__(self, n, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion,
+                 last_split="best"):
         super().__init__(codes, C, rnd)
         self.cart_depth = cart_depth
         self.cart_leaves = cart_leaves
         self.min_leaf = min_leaf
         self.crit = self.K.ENTROPY if criterion == "entropy" else self.K.GINI
         self.xlx = self.K.xlogx_table(n)
+        self.best_last = last_split == "best"
         self.shortcuts = 0
 
-    def expand(self, state, depth, greedy, last=False):
-        if last and not greedy:
+    def _last_level(self, state, unit):
+        """The tests of a state whose children are leaves under ``last_split="best"``:
+        the fewest-errors threshold split of all (first feature, then lowest cut, of a
+        tie), as the paper's code; with feature costs each feature's fewest-errors
+        split (every other split of a feature has as many tests and no fewer errors)."""
+        errs, thrs = self._best_cuts(state)
+        ok = np.flatnonzero(errs >= 0)
+        if unit and ok.size:
+            ok = ok[[int(np.argmin(errs[ok]))]]
+        feats = ok.astype(np.int64)
+        thrs = np.ascontiguousarray(thrs[ok], dtype=np.float64)
+        kk, cnt, h = self._children(state, feats, thrs)
+        return feats, thrs, cnt, h, kk
+
+    def expand(self, state, depth, greedy, last=False, unit=True):
+        if last and self.best_last:
+            return self._last_level(state, unit)
+        if last and unit and not greedy:
             # a state whose children are leaves keeps only its fewest-errors test (unit
             # costs): when the first test of the generator (its greedy tree's root)
             # already has the fewest errors of ANY threshold split, the rest of the
@@ -201,11 +225,12 @@ class _CartSpace(_Space):
 class _ThresholdSpace(_CartSpace):
     """Continuous features; a state is its rows sorted by every feature (p x n int32)."""
 
-    def __init__(self, X, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
+    def __init__(self, X, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion,
+                 last_split="best"):
         from ..kernels.rpart import argsort_rows
 
         super().__init__(X.shape[0], codes, C, rnd, cart_depth, cart_leaves, min_leaf,
-                         criterion)
+                         criterion, last_split)
         self.xt = np.ascontiguousarray(X.T, dtype=np.float64)
         self.mark = np.zeros(X.shape[0], dtype=np.uint8)
         self._argsort = argsort_rows
@@ -227,6 +252,9 @@ class _ThresholdSpace(_CartSpace):
     def _min_error(self, state):
         return self.K.min_error_split(self.xt, self.codes, self.C, state)
 
+    def _best_cuts(self, state):
+        return self.K.best_cuts(self.xt, self.codes, self.C, state, self.min_leaf)
+
     def child(self, state, aux, feats, a, side):
         left, right = self.K.threshold_child_orders(state, int(feats[a]), int(aux[a]), self.mark)
         return left if side == 0 else right
@@ -237,9 +265,10 @@ class _BinaryCartSpace(_CartSpace):
     p sorted lists; the tests (``x <= 0.5``), their order and the fronts are those of
     :class:`_ThresholdSpace` on the same data (tested), in far less time and memory."""
 
-    def __init__(self, Xb, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion):
+    def __init__(self, Xb, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion,
+                 last_split="best"):
         super().__init__(Xb.shape[0], codes, C, rnd, cart_depth, cart_leaves, min_leaf,
-                         criterion)
+                         criterion, last_split)
         self.Xb = np.ascontiguousarray(Xb, dtype=np.uint8)
 
     def root(self):
@@ -257,6 +286,10 @@ class _BinaryCartSpace(_CartSpace):
 
     def _min_error(self, state):
         return self.K.min_error_split_bin(self.Xb, self.codes, self.C, state)
+
+    def _best_cuts(self, state):
+        errs = self.K.best_cuts_bin(self.Xb, self.codes, self.C, state, self.min_leaf)
+        return errs, np.full(errs.shape[0], 0.5)
 
     def child(self, state, aux, feats, a, side):
         col = self.Xb[state, int(feats[a])]
@@ -277,7 +310,7 @@ class _BinarySpace(_Space):
     def rows(self, state):
         return state
 
-    def expand(self, state, depth, greedy, last=False):
+    def expand(self, state, depth, greedy, last=False, unit=True):
         cnt, h = self.K.binary_children(self.Xb, state, self.codes, self.C, self.rnd)
         m = cnt.shape[0]
         feats = np.arange(m, dtype=np.int64)
@@ -354,7 +387,7 @@ class _RuleSpace(_Space):
             self._grow(rows[mask], yk[mask], depth - 1, out)
             self._grow(rows[~mask], yk[~mask], depth - 1, out)
 
-    def expand(self, state, depth, greedy, last=False):
+    def expand(self, state, depth, greedy, last=False, unit=True):
         from ..rules import evaluate_rule, rule_variables
 
         ycode = self.codes[state]
@@ -544,7 +577,7 @@ class _Builder:
         self._check_limits()
         self.expanded += 1
         feats, thrs, cntL, hL, aux = self.space.expand(
-            state, depth, self.greedy, last=depth == self.D - 1 and self.unit_costs)
+            state, depth, self.greedy, last=depth == self.D - 1, unit=self.unit_costs)
         kL = cntL.sum(axis=1)
         valid = (kL > 0) & (kL < n)
         # one test per distinct partition (first in generator order)
@@ -826,6 +859,7 @@ class DPDTResult:
         hull: every vertex of the root's hull (same columns, exact alpha intervals).
         alphas: the alpha grid.
         classes_, n_samples, max_depth, tests, runtime, stats, complete.
+        criterion, last_split: the ``"cart"`` generator's settings.
     """
 
     front: pd.DataFrame
@@ -839,7 +873,8 @@ class DPDTResult:
     stats: dict
     complete: bool
     feature_names: list[str]
-    criterion: str = "gini"
+    criterion: str = "entropy"
+    last_split: str = "best"
     _X: np.ndarray = field(repr=False, default=None)
     _codes: np.ndarray = field(repr=False, default=None)
     _builder: Any = field(repr=False, default=None)
@@ -1066,7 +1101,8 @@ def _as_matrix(X: Any) -> tuple[np.ndarray, list[str]]:
 def dpdt_fit(
     X: Any, y: Any, max_depth: int = 3, *,
     tests: str = "cart", cart_depth: int | None = None, cart_leaves: Any = (3,),
-    criterion: str = "gini", top_b: int = 10, bsnsing_depth: int = 2,
+    criterion: str = "entropy", last_split: str = "best", top_b: int = 10,
+    bsnsing_depth: int = 2,
     bsnsing_control: Any = None, alphas: Any = 1000, feature_costs: Any = None,
     min_samples_leaf: int = 1, max_states: int = 1_000_000, time_limit: float | None = None,
     on_limit: str = "greedy", exact_hull: bool = False, random_state: int = 0,
@@ -1089,10 +1125,17 @@ def dpdt_fit(
             greedy tree at each depth (a sequence; the last entry repeats; 2 = one split).
             dpdt-py's ``cart_nodes_list`` uses 2 past the end of its list: pass
             ``(*its_list, 2)`` for the same generator.
-        criterion: ``"gini"`` or ``"entropy"`` for the greedy trees. Gini is
-            scikit-learn's default, which dpdt-py's generator uses; it reproduces the
-            paper's Table 1 more closely than entropy (``bench/results/dpdt_table1.txt``).
-            CART's own baseline in the paper is entropy (:func:`cart_fit`'s default).
+        criterion: ``"entropy"`` (the paper's, and the code of its experiments) or
+            ``"gini"`` (scikit-learn's default, which the later dpdt-py package uses)
+            for the greedy trees.
+        last_split: for ``"cart"``: the tests of a state at depth ``max_depth - 1``
+            (whose children are leaves). ``"best"`` (default): its fewest-errors
+            threshold split of all features and cuts (first feature, then lowest cut,
+            of a tie), as the code of the paper's experiments (Table 1 is reproduced
+            with it; ``bench/results/dpdt_table1.txt``); with ``feature_costs`` every
+            feature's fewest-errors split. Exact at that level for every alpha, never
+            fewer errors than the generator's tests, and far fewer states.
+            ``"generator"``: the generator's tests there too (Alg. 1 literally; dpdt-py).
         top_b: for ``"binary"``: the number of features kept per state.
         bsnsing_depth: for ``"bsnsing"``: depth of the bsnsing tree whose rules are the
             tests of a state.
@@ -1117,14 +1160,14 @@ def dpdt_fit(
     t0 = time.perf_counter()
     max_depth, min_samples_leaf, max_states, cart_depth, leaves, grid = _checked_settings(
         max_depth, tests, criterion, on_limit, min_samples_leaf, max_states, cart_depth,
-        cart_leaves, alphas, time_limit)
+        cart_leaves, alphas, time_limit, last_split)
     A, names, classes, codes, costs = _fit_data(X, y, tests, feature_costs)
     n = A.shape[0]
     C = len(classes)
     rnd = _hash_keys(n, random_state)
     if tests == "cart":
         space: Any = _cart_space(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
-                                 criterion)
+                                 criterion, last_split)
     elif tests == "bsnsing":
         space = _RuleSpace(A, names, codes, C, rnd, _bsnsing_control(bsnsing_control),
                            as_whole(bsnsing_depth, "bsnsing_depth", 1), costs)
@@ -1141,7 +1184,8 @@ def dpdt_fit(
         front=front, hull=hull, alphas=grid, classes_=classes, n_samples=n,
         max_depth=max_depth, tests=tests, runtime=time.perf_counter() - t0,
         stats=_fit_stats(b, space, len(hull)), complete=not b.greedy, feature_names=names,
-        criterion=criterion, _X=A, _codes=codes, _builder=b, _root=root, _front_vertex=vert,
+        criterion=criterion, last_split=last_split, _X=A, _codes=codes, _builder=b,
+        _root=root, _front_vertex=vert,
     )
 
 
@@ -1182,7 +1226,7 @@ def _fit_stats(b, space, hull_vertices):
 
 
 def _checked_settings(max_depth, tests, criterion, on_limit, min_samples_leaf, max_states,
-                      cart_depth, cart_leaves, alphas, time_limit):
+                      cart_depth, cart_leaves, alphas, time_limit, last_split="best"):
     """The checked settings of :func:`dpdt_fit`: (max_depth, min_samples_leaf, max_states,
     cart_depth, cart_leaves as a list, the alpha grid)."""
     max_depth = as_whole(max_depth, "max_depth", 0)
@@ -1190,6 +1234,8 @@ def _checked_settings(max_depth, tests, criterion, on_limit, min_samples_leaf, m
         raise ValueError(f"tests must be one of {TESTS}, not {tests!r}")
     if criterion not in ("entropy", "gini"):
         raise ValueError("criterion must be 'entropy' or 'gini'")
+    if last_split not in ("best", "generator"):
+        raise ValueError("last_split must be 'best' or 'generator'")
     if on_limit not in ("greedy", "raise"):
         raise ValueError("on_limit must be 'greedy' or 'raise'")
     min_samples_leaf = as_whole(min_samples_leaf, "min_samples_leaf", 1)
@@ -1228,12 +1274,11 @@ def _fit_data(X, y, tests, feature_costs):
     return A, names, classes, codes, costs
 
 
-def _cart_space(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf, criterion):
+def _cart_space(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf, criterion,
+                last_split):
     """The ``"cart"`` generator's state space: on row sets for 0/1 data, else sorted rows."""
-    if A.size and np.isin(A, (0.0, 1.0)).all():
-        return _BinaryCartSpace(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
-                                criterion)
-    return _ThresholdSpace(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf, criterion)
+    cls = _BinaryCartSpace if A.size and np.isin(A, (0.0, 1.0)).all() else _ThresholdSpace
+    return cls(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf, criterion, last_split)
 
 
 def _bsnsing_control(bsnsing_control):
