@@ -377,3 +377,15 @@ def test_questions_merged_per_worker():
     got, _ = build_questions(merged, ["a", "b", "c"], n, int(y.sum()), 1, **kw)
     assert got.texts == ref.texts
     np.testing.assert_array_equal(got.values, ref.values)
+
+
+def test_locate_is_searchsorted():
+    from pybsnsing.dask._questions import _locate
+
+    rng = np.random.default_rng(2)
+    x = np.concatenate([rng.normal(size=3000).round(2), [-np.inf, np.inf, 0.0, -0.0]])
+    for edges in (np.unique(rng.normal(size=50).round(2)),
+                  np.r_[-np.inf, np.unique(rng.normal(size=7).round(1)), np.inf],
+                  np.array([0.5]), np.array([-np.inf, np.inf]), np.empty(0),
+                  np.unique(np.r_[np.linspace(-3, 3, 20), np.linspace(0.1, 0.11, 64)])):
+        np.testing.assert_array_equal(_locate(x, edges), np.searchsorted(edges, x))

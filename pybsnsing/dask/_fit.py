@@ -607,11 +607,11 @@ class DaskFitInfo:
 
     def table(self) -> str:
         """The per-level figures as text."""
-        lines = ["level  large  local  seconds  MB_gathered  MB_sent"]
+        lines = ["level  large  local  seconds  MB_gathered  MB_sent  rounds"]
         for d in self.levels:
             lines.append(f"{d['level']:5d}  {d['large']:5d}  {d['local']:5d}  "
                          f"{d['seconds']:7.2f}  {d['bytes_gathered'] / 1e6:11.1f}  "
-                         f"{d['bytes_sent'] / 1e6:7.2f}")
+                         f"{d['bytes_sent'] / 1e6:7.2f}  {d.get('question_rounds', 0):6d}")
         return "\n".join(lines)
 
 

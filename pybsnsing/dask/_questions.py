@@ -112,23 +112,92 @@ def _bucket_stats(idx, x, y, nb):  # pragma: no cover - numba
     return cnt, c1, mn, mx
 
 
+@njit(cache=True)
+def _locate(x, edges):  # pragma: no cover - numba
+    """``np.searchsorted(edges, x, side="left")`` (``edges`` sorted) from a guide table
+    of equal-width slots over the finite edges and a short exact walk (x not NaN)."""
+    ne = edges.shape[0]
+    out = np.empty(x.shape[0], np.int64)
+    a = 0
+    while a < ne and not np.isfinite(edges[a]):
+        a += 1
+    b = ne - 1
+    while b >= 0 and not np.isfinite(edges[b]):
+        b -= 1
+    if a > b or not edges[b] > edges[a]:
+        for i in range(x.shape[0]):
+            out[i] = np.searchsorted(edges, x[i])
+        return out
+    lo = edges[a]
+    span = edges[b] - lo
+    G = 4 * ne
+    guide = np.searchsorted(edges, lo + np.arange(G + 1) * (span / G))
+    scale = G / span
+    for i in range(x.shape[0]):
+        v = x[i]
+        f = (v - lo) * scale
+        if f < 0.0:
+            s = 0
+        elif f >= G:
+            s = G
+        else:
+            s = int(f)
+        k = guide[s]
+        while k > 0 and v <= edges[k - 1]:
+            k -= 1
+        while k < ne and v > edges[k]:
+            k += 1
+        out[i] = k
+    return out
+
+
+@njit(cache=True)
+def _col_stats(x, y):  # pragma: no cover - numba
+    """Per column: min, max, per-class min and max, rows strictly between 0 and 1."""
+    mn1 = np.inf
+    mx1 = -np.inf
+    mn0 = np.inf
+    mx0 = -np.inf
+    between = 0
+    for i in range(x.shape[0]):
+        v = x[i]
+        if y[i] == 1:
+            mn1 = min(mn1, v)
+            mx1 = max(mx1, v)
+        else:
+            mn0 = min(mn0, v)
+            mx0 = max(mx0, v)
+        if v > 0.0 and v < 1.0:
+            between += 1
+    return min(mn1, mn0), max(mx1, mx0), mn1, mx1, mn0, mx0, between
+
+
+@njit(cache=True)
+def _pred_succ(x, a, b):  # pragma: no cover - numba
+    """The largest value ``< a`` (-inf: none) and the smallest ``> b`` (inf: none)."""
+    pred = -np.inf
+    succ = np.inf
+    for i in range(x.shape[0]):
+        v = x[i]
+        if v < a and v > pred:
+            pred = v
+        if v > b and v < succ:
+            succ = v
+    return pred, succ
+
+
 def part_stats(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray,
                req: dict) -> dict:
     """Round 1 on one partition: ``req = {"cols": [...], "kmax": num2factor + 1}``."""
     out: dict[int, Any] = {}
     if y.shape[0] == 0:
         return out
-    is1 = y == 1
-    has1, has0 = bool(is1.any()), bool((~is1).any())
     for j in req["cols"]:
         x = cols(j)
-        x1, x0 = x[is1], x[~is1]
         vals, cnts, first, ok = _small_distinct(x, int(req["kmax"]))
-        out[j] = (float(x.min()), float(x.max()),
-                  float(x1.min()) if has1 else np.inf, float(x1.max()) if has1 else -np.inf,
-                  float(x0.min()) if has0 else np.inf, float(x0.max()) if has0 else -np.inf,
-                  int(np.count_nonzero((x > 0) & (x < 1))),
-                  (vals, cnts, ids[first]) if ok else None)
+        mn, mx, mn1, mx1, mn0, mx0, between = _col_stats(x, y)
+        out[j] = (float(mn), float(mx), float(mn1), float(mx1), float(mn0), float(mx0),
+                  int(between), (vals, cnts, ids[first]) if ok else None)
     return out
 
 
@@ -145,21 +214,20 @@ def part_buckets(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarr
         return out
     for j, (edges, a, b, rlo, rhi) in req.items():
         x = cols(j)
-        yj = y
-        if rlo is not None:
-            k = np.searchsorted(rlo, x, side="left") - 1
-            ok = k >= 0
-            ok[ok] = x[ok] <= rhi[k[ok]]
-            x, yj = x[ok], y[ok]
-        idx = np.searchsorted(edges, x, side="left")
-        cnt, c1, mn, mx = _bucket_stats(idx, x, yj, edges.shape[0] + 1)
+        idx = _locate(x, edges)
+        cnt, c1, mn, mx = _bucket_stats(idx, x, y, edges.shape[0] + 1)
         nz = np.flatnonzero(cnt)
+        if rlo is not None:  # only the buckets inside the refined intervals
+            up = np.where(nz < edges.shape[0], edges[np.minimum(nz, edges.shape[0] - 1)],
+                          np.inf)
+            k = np.searchsorted(rlo, up, side="left") - 1
+            ok = k >= 0
+            ok[ok] = up[ok] <= rhi[k[ok]]
+            nz = nz[ok]
         pred = succ = None
         if a is not None:
-            lo = x[x < a]
-            hi = x[x > b]
-            pred = float(lo.max()) if lo.shape[0] else -np.inf
-            succ = float(hi.min()) if hi.shape[0] else np.inf
+            pred, succ = _pred_succ(x, float(a), float(b))
+            pred, succ = float(pred), float(succ)
         out[j] = (nz, cnt[nz], c1[nz], mn[nz], mx[nz], pred, succ)
     return out
 
@@ -174,7 +242,7 @@ def part_fetch(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray
         return out
     for j, (lo, hi, rows) in req.items():
         x = cols(j)
-        k = np.searchsorted(lo, x, side="left") - 1
+        k = _locate(x, lo) - 1
         ok = k >= 0
         ok[ok] = x[ok] <= hi[k[ok]]
         sel = np.flatnonzero(ok)
