@@ -42,10 +42,14 @@
 #'   as the authors' code does.
 #' @param alphas the \eqn{\alpha} grid: a number of points in [0, 1] or the
 #'   values.
-#' @param criterion \code{"gini"} or \code{"entropy"} for the greedy trees.
+#' @param criterion \code{"entropy"} (the paper's) or \code{"gini"} (the
+#'   dpdt-py package's) for the greedy trees.
 #' @param ... further arguments of the Python \code{dpdt_fit} by their Python
 #'   names (for example \code{max_states}, \code{time_limit},
-#'   \code{exact_hull = TRUE}, \code{top_b}).
+#'   \code{exact_hull = TRUE}, \code{top_b}, \code{last_split = "generator"}:
+#'   the generator's tests also at the last split level, instead of the
+#'   default \code{"best"}, the fewest-errors split there as in the code of the
+#'   paper's experiments).
 #' @return An object of class \code{dpdt}: a list with \code{front} (a data
 #'   frame, one row per distinct tree, fewest tests first: \code{alpha_min},
 #'   \code{alpha_max}, \code{errors}, \code{accuracy}, \code{avg_tests},
@@ -66,7 +70,7 @@
 #' @export
 dpdt <- function(formula, data, max.depth = 3,
                  tests = c("cart", "binary", "all", "bsnsing"), cart.depth = NULL,
-                 cart.leaves = 3, alphas = 1000, criterion = c("gini", "entropy"), ...) {
+                 cart.leaves = 3, alphas = 1000, criterion = c("entropy", "gini"), ...) {
   Call <- match.call()
   here <- sys.call()
   tests <- match.arg(tests)
