@@ -207,7 +207,8 @@ def _tree_tests(model, X) -> float:
 def table2(args) -> str:
     warm()
     lines = [
-        f"DPDT Table 2 style (depth <= 5, 1000 alphas, generator criterion {args.criterion}; "
+        f"DPDT Table 2 style (depth <= 5, 1000 alphas, generator criterion {args.criterion}, "
+        f"last_split {args.last_split}; "
         "CART: own, entropy, depth 5, cost-complexity pruning path). Held-out accuracy % "
         "of the tree that scores best "
         "on the held-out fold (paper §6.3), wall and CPU seconds for the whole set of trees "
