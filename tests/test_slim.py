@@ -142,10 +142,11 @@ def test_slim_invariants_random(seed, n, k, K):
         assert min_depth_tree(X, y).depth <= res.final_depth
 
 
-def test_reduced_instances_tried_where_unreduced_one_is_too_big(monkeypatch):
-    """Issue 18: when the unreduced (r = 0) instance at P_i cannot be encoded (or times
-    out), its reduced instances (r = 1, 2) at P_i are tried before moving up the path
-    (here P_i is at depth 1; the loop used to go straight to the root)."""
+def test_authors_order_when_unreduced_instance_is_too_big(monkeypatch):
+    """The authors' order (improve_depth_first.py): the unreduced whole subtree (ls)
+    first; when it cannot be encoded, the whole subtree reduced to its own features
+    (la) at the HIGHEST node of the path whose reduced instance fits c(depth) -- here
+    the root (60 rows <= c_60(d) = 175)."""
     from pybsnsing.optimal import slim as slim_mod
 
     rng = np.random.default_rng(3)
@@ -160,9 +161,40 @@ def test_reduced_instances_tried_where_unreduced_one_is_too_big(monkeypatch):
     res = _check_slim(X, y, g, budget=60, sat_timeout=10, total_time_limit=30)
     calls = res.stats["calls"]
     assert res.stats["too_big"] >= 1 and calls
-    assert (calls[0]["root_depth"], calls[0]["r"], calls[0]["l"]) == (1, 1, 1)
+    assert (calls[0]["how"], calls[0]["root_depth"], calls[0]["r"], calls[0]["l"]) == \
+        ("la", 0, 1, 1)
     assert all(c["features"] <= 30 for c in calls)
+    assert {c["how"] for c in calls} <= {"ls", "la", "lr", "ma", "mr"}
     assert res.final_depth < g.depth
+
+
+def test_sample_limits_are_the_authors_tables():
+    from pybsnsing.optimal.slim import PRESETS, sample_limit
+
+    c = sample_limit(300)
+    assert [c(d) for d in range(17)] == [300, 300, 300, 300, 270, 270, 270, 270, 270, 270,
+                                         250, 200, 200, 175, 90, 90, 0]
+    assert PRESETS[300][1:] == (15, 300.0) and PRESETS[60][1] == 12 and PRESETS[800][1] == 38
+    assert sample_limit(800)(38) == 105 and sample_limit(800)(39) == 0
+    assert sample_limit(60)(11) == 70 and sample_limit(60)(13) == 0
+
+
+def test_truncated_subtree_is_top_levels():
+    """ma: T' = the top k levels of T_u (cuts at depth k), k as large as fits."""
+    from pybsnsing.optimal.slim import _initial_tree, _limits, _Slim
+
+    X, y = _load("monks-1_bin.data")
+    g = greedy_fit(X, y)
+    yc = np.searchsorted(np.unique(y), y)
+    root, _ = _initial_tree(g, X, yc, g.classes_, list(g.feature_names))
+    climit, dlimit, t_sat = _limits(300, None, None, 10)
+    s = _Slim(root, X, yc, len(g.classes_), climit, dlimit, t_sat, "g4", "auto", "auto")
+    sel = s.truncated(s.root)
+    assert sel is not None
+    inner, k, S, lab, cuts, cols, first, inv = sel
+    assert 2 <= k <= s.height[id(s.root)] and len(first) <= climit(k)
+    assert all(s.depth_of[id(c)] == k for c in cuts)
+    assert all(s.depth_of[id(n)] < k for n in s.nodes if id(n) in inner)
 
 
 def test_known_local_instance_not_solved_again():

@@ -3,23 +3,28 @@
 * :func:`min_depth_tree` — an exact minimum-depth perfect tree for small data
   (SAT encodings of :mod:`pybsnsing.optimal.sat_encodings`; ``encoding="auto"``
   uses DT_depth below depth 10 and DT_pb from 10 on, as the paper's hybrid).
-* :func:`slim_improve` — the paper's Algorithm 1: pick the deepest leaf v not
-  yet done, take subtrees T' rooted on v's root path (grown greedily by
-  maximal subtree depth, so *safe*), build the local instance with one
-  "special class" per cut leaf, reduce its features (r = 0 none, r = 1
-  feat(T'), r = 2 the smaller of two support-set heuristics), ask the SAT
-  solver for a tree of depth d(T') - 1 (then lower), and paste the cut-off
-  subtrees back (a fresh copy under every special leaf). After every
-  replacement the training error is 0 and the depth has not grown
-  (Theorem 2 / Corollary 1): both asserted. Two points the paper's
-  pseudo-code leaves open: when the unreduced (r = 0) instance at P_i is
-  not refuted (too big to encode, or timed out), the reduced instances at
-  P_i itself come before those further up the path (as the authors'
-  ``leaf_rearrange`` / ``reduced_leaf`` do); and a local instance already
-  refuted (UNSAT at a target) or timed out is not sent to the solver again
-  (``stats["known"]`` counts these answers). ``stats["calls"]`` logs every
-  SAT call (root depth, rows, samples, features, depths, encoding, size,
-  seconds, status; ``verbose=2`` prints them).
+* :func:`slim_improve` — DT-SLIM as the code of the paper's experiments runs it
+  (ASchidler/decision_tree, ``improve/improve_depth_first.py`` and
+  ``improve/improver.py`` at e96d13a, 2020-09-05): take the deepest node v not
+  yet done; on its path (leaf first) try, in this order, ls: the highest node
+  whose whole subtree has at most c(depth) raw rows, unreduced (r = 0); la / lr:
+  the highest node whose whole subtree reduced to its own features (r = 1) / to
+  a support set (r = 2, the smaller of two heuristics) fits c(depth); then, from
+  the ROOT down to just above that node (skipping nodes done), ma: the top k
+  levels of T_u (r = 1) and mr: T' grown greedily by maximal subtree depth
+  (safe, r = 2). Cut-off parts become "special classes"; the SAT solver is asked
+  for depth d(T') - 1, then lower until UNSAT, within ``sat_timeout`` seconds
+  in all; the cut-off subtrees are pasted back (the subtree itself under the
+  first special leaf, a copy under any other). On a replacement the path's
+  nodes are no longer done; on none, they all are. The per-depth sample limits
+  are the authors' tables (:data:`SAMPLE_LIMITS`). After every replacement the
+  training error is 0 and the depth has not grown (Theorem 2 / Corollary 1):
+  both asserted. Kept from the earlier reading of the paper: a local instance
+  already refuted (UNSAT at a target) or timed out is not solved again
+  (``stats["known"]``), and a tree found before a timeout is used (the
+  authors' runner drops it). ``stats["calls"]`` logs every SAT call (step
+  ls/la/lr/ma/mr, root depth, rows, samples, features, depths, encoding,
+  size, seconds, status; ``verbose=2`` prints them).
 * :func:`greedy_fit` — a perfect-fit greedy tree (Gini or entropy, no depth
   limit, no pruning), standing in for C4.5 / ITI as a starting tree.
 * Budgets of the paper (§6): :data:`PRESETS` ``60``, ``300``, ``800`` seconds.
@@ -54,22 +59,36 @@ __all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "sample_limi
 #: local instances whose encoding would exceed this many clauses are skipped (memory/time)
 MAX_CLAUSES = 4_000_000
 
-def sample_limit(budget: int) -> Callable[[int], int]:
-    """The paper's per-depth sample limit c_t(d) for budget t in {60, 300, 800} s.
+#: the sample limits c_t(d) of the authors' experiments (index = depth of the local
+#: subtree; ASchidler/decision_tree, improve/improve_depth_first.py at e96d13a,
+#: 2020-09-05, the last change before the AAAI'21 runs): 60 s, 300 s and 800 s
+SAMPLE_LIMITS: dict[int, tuple[int, ...]] = {
+    60: (175, 175, 175, 175, 175, 175, 175, 175, 175, 150, 120, 70, 70, 70, 70, 70, 0),
+    300: (300, 300, 300, 300, 270, 270, 270, 270, 270, 270, 250, 200, 200, 175, 90, 90, 0),
+    800: (500, 500, 500, 500, 500, 500, 500, 500, 500, 500, 500, 400, 340, 250, 250, 215)
+    + (105,) * 25,
+}
+#: the depth limits d_t of the same code (the paper's text: 12, 15, 39)
+DEPTH_LIMITS = {60: 12, 300: 15, 800: 38}
 
-    The paper gives only the depth limit and the range: d_60 = 12 with c from 70
-    down to 15, d_300 = 15 with 300 -> 90, d_800 = 39 with 500 -> 105 (its
-    calibration starts at depth 3). Interpolated linearly here: c(d) = the upper
-    value for d <= 3, falling linearly to the lower value at d = d_t, 0 beyond.
+
+def sample_limit(budget: int) -> Callable[[int], int]:
+    """The per-depth sample limit c_t(d) for budget t in {60, 300, 800} s.
+
+    The table of the authors' experiment code (:data:`SAMPLE_LIMITS`): for 300 s,
+    300 samples up to depth 3, 270 at depths 4-9, 250 at 10, 200 at 11-12, 175 at
+    13, 90 at 14-15 (the paper: "from 300 to 90", d_300 = 15); for 800 s 500 -> 105
+    (d_800 = 38); for 60 s 175 -> 70 (d_60 = 12; the paper's text says 70 -> 15).
+    0 beyond the depth limit. The limit applies to the rows of the local instance
+    as the authors count them: raw rows for the unreduced instance, distinct rows
+    after the feature reduction otherwise.
     """
-    d_max, hi, lo = {60: (12, 70, 15), 300: (15, 300, 90), 800: (39, 500, 105)}[int(budget)]
+    table, d_max = SAMPLE_LIMITS[int(budget)], DEPTH_LIMITS[int(budget)]
 
     def c(d: int) -> int:
-        if d > d_max:
+        if d > d_max or d >= len(table):
             return 0
-        if d <= 3:
-            return hi
-        return int(round(hi + (lo - hi) * (d - 3) / (d_max - 3)))
+        return table[max(d, 0)]
 
     c.depth_limit = d_max  # type: ignore[attr-defined]
     return c
@@ -311,6 +330,7 @@ class _Slim:
         #: proved UNSAT, and the targets that timed out (with the seconds they were given)
         self.known: dict[bytes, dict] = {}
         self.last_status = ""
+        self.min_target = 2
         self.max_clauses = MAX_CLAUSES
         self.log: Callable[[dict], None] | None = None
         self.annotate()
@@ -428,8 +448,14 @@ class _Slim:
         _, first, inv = np.unique(packed, axis=0, return_index=True, return_inverse=True)
         return cols, first, inv.ravel()
 
-    # ----- subtree selection (safe growth by maximal subtree depth)
-    def subtree(self, u: SatNode, r: int, full: bool):
+    # ----- subtree selection
+    def subtree(self, u: SatNode, r: int, full: bool, mid: bool = False):
+        """T' rooted at u: the whole subtree (``full``), or grown greedily by maximal
+        subtree depth (safe), keeping the last growth step whose reduced instance fits
+        c(depth). ``mid`` (the authors' ``build_reduced_set``): after each step also the
+        frontier nodes with two leaf children are taken in, and a step counts only from
+        three inner nodes on and with at least one cut (without a cut it is the whole
+        subtree, which the leaf phase tries)."""
         if u.is_leaf or (full and self.height[id(u)] > self.dlimit):
             return None
         inner = {id(u)}
@@ -437,35 +463,73 @@ class _Slim:
         best = None
         tdepth = 1
         dep = {id(u): 0, id(u.lo): 1, id(u.hi): 1}
+
+        def take(n: SatNode) -> None:
+            nonlocal tdepth
+            inner.add(id(n))
+            frontier.remove(n)
+            frontier.extend((n.lo, n.hi))
+            dep[id(n.lo)] = dep[id(n.hi)] = dep[id(n)] + 1
+            tdepth = max(tdepth, dep[id(n)] + 1)
+
         while True:
             grown = [n for n in frontier if not n.is_leaf]
             if not full or not grown:
                 if tdepth > self.dlimit:
                     return best
-                S, lab, cuts = self.local(u, inner)
-                cols, first, inv = self.reduce(S, lab, inner, r)
-                if len(first) > self.climit(tdepth):
-                    return best
-                best = (set(inner), tdepth, S, lab, cuts, cols, first, inv)
+                if not mid or (len(inner) >= 3 and grown):
+                    S, lab, cuts = self.local(u, inner)
+                    cols, first, inv = self.reduce(S, lab, inner, r)
+                    if len(first) > self.climit(tdepth):
+                        return best
+                    best = (set(inner), tdepth, S, lab, cuts, cols, first, inv)
                 if not grown:
                     return best
             hmax = max(self.height[id(n)] for n in grown)
             for n in grown:
                 if self.height[id(n)] == hmax:
+                    take(n)
+            if mid:
+                for n in [n for n in frontier if not n.is_leaf and n.lo.is_leaf
+                          and n.hi.is_leaf]:
+                    take(n)
+
+    def truncated(self, u: SatNode):
+        """The authors' ``mid_rearrange``: T' = the top k levels of T_u (every node at
+        depth >= k below u a cut), k = 1, 2, ... while the instance reduced to feat(T')
+        fits c(depth of T'); the last that fits (None below depth 2)."""
+        if u.is_leaf:
+            return None
+        best = None
+        hu = self.height[id(u)]
+        for k in range(1, min(self.dlimit, hu) + 1):
+            inner: set[int] = set()
+            stack = [(u, 0)]
+            while stack:
+                n, d = stack.pop()
+                if not n.is_leaf and d < k:
                     inner.add(id(n))
-                    frontier.remove(n)
-                    frontier += [n.lo, n.hi]
-                    dep[id(n.lo)] = dep[id(n.hi)] = dep[id(n)] + 1
-                    tdepth = max(tdepth, dep[id(n)] + 1)
+                    stack.extend(((n.lo, d + 1), (n.hi, d + 1)))
+            S, lab, cuts = self.local(u, inner)
+            cols, first, inv = self.reduce(S, lab, inner, 1)
+            if len(first) > self.climit(k):
+                break
+            best = (inner, k, S, lab, cuts, cols, first, inv)
+        return best if best is not None and best[1] > 1 else None
 
     # ----- SAT and replacement
-    def compute(self, u: SatNode, sel, deadline: float | None, r: int, full: bool) -> bool:
+    def compute(self, u: SatNode, sel, deadline: float | None, r: int, full: bool,
+                how: str = "") -> bool:
+        """Ask for a tree of depth d(T') - 1 for the local instance ``sel``, then lower
+        until UNSAT (within ``sat_timeout`` seconds in all); on success replace T'.
+        As the authors' runner, nothing is tried when the first target is below
+        ``min_target`` (2: a local subtree of depth 2 is never flattened)."""
         inner, tdepth, S, lab, cuts, cols, first, inv = sel
         hu = self.height[id(u)]
         cut_h = max((self.height[id(c)] for c in cuts), default=0)
         target = min(tdepth - 1, hu - cut_h)  # Theorem 2: weighted depth cannot grow
         self.last_status = "unsat"  # nothing shallower is allowed
-        if target < 1:
+        if target < max(self.min_target, 1):
             return False
         Xr = np.ascontiguousarray(self.X[S[first]][:, cols])
         ylab = lab[first]
@@ -498,7 +562,7 @@ class _Slim:
             status, tree, info = solve_depth(Xr, yc, target, encoding=self.encoding,
                                              solver=self.solver, time_limit=left)
             self.log_call(u, r, full, len(S), len(first), len(cols), tdepth, target, status,
-                          info, time.perf_counter() - tc)
+                          info, time.perf_counter() - tc, how)
             self.last_status = status
             if status == "unsat":
                 known["unsat"] = max(known["unsat"], target)
@@ -518,15 +582,18 @@ class _Slim:
         self.prune(u, self.rows[id(u)])
         self.annotate()
         self.check(old_depth, saved, u)
-        self.method = (f"r={r} l={int(full)} root depth {self.depth_of[id(u)]}: "
+        self.method = (f"{how + ' ' if how else ''}r={r} l={int(full)} "
+                       f"root depth {self.depth_of[id(u)]}: "
                        f"{tdepth} -> {found.depth()} ({len(first)} samples, {len(cols)} features, "
                        f"{enc})")
         return True
 
     def log_call(self, u: SatNode, r: int, full: bool, rows: int, samples: int, feats: int,
-                 tdepth: int, target: int, status: str, info: dict, secs: float) -> None:
+                 tdepth: int, target: int, status: str, info: dict, secs: float,
+                 how: str = "") -> None:
         """One SAT call in ``stats["calls"]`` (and printed when ``self.log`` is set)."""
-        rec = {"root_depth": self.depth_of[id(u)], "r": r, "l": int(full), "rows": rows,
+        rec = {"root_depth": self.depth_of[id(u)], "how": how, "r": r, "l": int(full),
+               "rows": rows,
                "samples": samples, "features": feats, "subtree_depth": tdepth,
                "target": target, "encoding": info.get("encoding"), "vars": info.get("vars"),
                "clauses": info.get("clauses"), "encode_s": info.get("encode_seconds"),
@@ -535,12 +602,22 @@ class _Slim:
         if self.log is not None:
             self.log(rec)
 
-    def rebuild(self, nd: SatNode, cols: np.ndarray, codes: np.ndarray, cuts: list) -> SatNode:
+    def rebuild(self, nd: SatNode, cols: np.ndarray, codes: np.ndarray, cuts: list,
+                used: set[int] | None = None) -> SatNode:
+        """T'' with every special leaf s+i replaced by T_{l_i}: the cut-off subtree itself
+        at its first special leaf (so it keeps its nodes, and their done marks, as the
+        authors' ``stitch``), a fresh copy at any further one."""
+        used = set() if used is None else used
         if nd.is_leaf:
             c = int(codes[nd.label])
-            return SatNode(label=c) if c < self.K else cuts[c - self.K].copy()
-        return SatNode(int(cols[nd.feature]), self.rebuild(nd.lo, cols, codes, cuts),
-                       self.rebuild(nd.hi, cols, codes, cuts))
+            if c < self.K:
+                return SatNode(label=c)
+            if c in used:
+                return cuts[c - self.K].copy()
+            used.add(c)
+            return cuts[c - self.K]
+        return SatNode(int(cols[nd.feature]), self.rebuild(nd.lo, cols, codes, cuts, used),
+                       self.rebuild(nd.hi, cols, codes, cuts, used))
 
     def prune(self, nd: SatNode, S: np.ndarray) -> None:
         """Remove splits with an empty side (in the training rows)."""
@@ -561,48 +638,89 @@ class _Slim:
         if self.root.depth() > old_depth:
             raise AssertionError("DT-SLIM internal error: a replacement made the tree deeper")
 
-    # ----- Algorithm 1
+    # ----- the main loop (the authors' improve_depth_first.py)
+    def improve_path(self, Q: list[SatNode], done: dict[int, SatNode],
+                     deadline: float | None) -> bool:
+        """One round for the node ``Q[0]`` (``Q``: its path, leaf first, root last), in
+        the order of the authors' code (``improve/improve_depth_first.py``):
+
+        * ls: from Q[0] up while the subtree is at most ``dlimit`` deep and has at most
+          c(its depth) rows (raw rows): the highest such node, its whole subtree,
+          all features (r = 0);
+        * la, lr: from there up while the whole subtree reduced to feat(T_u) (r = 1),
+          resp. to a support set (r = 2), fits c(depth): the highest such node, once
+          each;
+        * then from the ROOT down to just above the highest node of la/lr, skipping
+          nodes marked done: ma (the top k levels of T_u, r = 1, k as large as fits)
+          and mr (T' grown by maximal subtree depth, r = 2).
+
+        The first replacement ends the round (True)."""
+        def stop() -> bool:
+            return deadline is not None and time.perf_counter() >= deadline
+
+        last = 0
+        for k, u in enumerate(Q):
+            h = self.height[id(u)]
+            if h > self.dlimit or len(self.rows[id(u)]) > self.climit(h):
+                break
+            last = k
+        u = Q[last]
+        h = self.height[id(u)]
+        if 2 < h <= self.dlimit and len(self.rows[id(u)]) <= self.climit(h):
+            sel = self.subtree(u, 0, True)
+            if sel is not None and self.compute(u, sel, deadline, 0, True, "ls"):
+                return True
+        top = last
+        for r, how in ((1, "la"), (2, "lr")):
+            if stop():
+                return False
+            best, at = None, last
+            for k in range(last, len(Q)):
+                u = Q[k]
+                if self.height[id(u)] > self.dlimit:
+                    break
+                if u.is_leaf:
+                    at = k
+                    continue
+                sel = self.subtree(u, r, True)
+                if sel is None:
+                    break
+                best, at = sel, k
+            top = max(top, at)
+            if best is not None and self.compute(Q[at], best, deadline, r, True, how):
+                return True
+        for k in range(len(Q) - 1, top, -1):
+            u = Q[k]
+            if id(u) in done or u.is_leaf:
+                continue
+            if stop():
+                return False
+            sel = self.truncated(u)
+            if sel is not None and self.compute(u, sel, deadline, 1, False, "ma"):
+                return True
+            if stop():
+                return False
+            sel = self.subtree(u, 2, False, mid=True)
+            if sel is not None and self.compute(u, sel, deadline, 2, False, "mr"):
+                return True
+        return False
+
     def run(self, deadline: float | None, t0: float, trace: list, verbose: bool | int) -> bool:
+        """Until every node is done: take the deepest node v not done and run
+        :meth:`improve_path` on its path; on a replacement the path's nodes are no
+        longer done (and v is chosen anew), otherwise they all are."""
         done: dict[int, SatNode] = {}
         while self.stats["replacements"] < 100_000:
             if deadline is not None and time.perf_counter() >= deadline:
                 return False
-            cand = [n for n in self.nodes if n.is_leaf and id(n) not in done]
+            cand = [n for n in self.nodes if id(n) not in done]
             if not cand:
                 return True
             v = max(cand, key=lambda n: self.depth_of[id(n)])
-            P = self.path(v)
-            dv = len(P) - 1
-            i = 0
-            while i < dv:
-                h = min(self.height[id(P[i])], self.dlimit)
-                if len(self.rows[id(P[i])]) <= self.climit(max(h, 1)):
-                    break
-                i += 1
-            i0 = i
-            improved = False
-            if i < dv:
-                sel = self.subtree(P[i], 0, False)
-                if sel is not None:
-                    improved = self.compute(P[i], sel, deadline, 0, False)
-                if not improved and (sel is None or self.last_status != "unsat"):
-                    # the unreduced instance was not refuted (too big, timed out): its
-                    # reduced instances (r = 1, 2) at P_i are smaller and come first, as
-                    # in the authors' code (leaf_rearrange/reduced_leaf start at P_i)
-                    i += 1
-            while i > 0 and not improved:
-                i -= 1
-                for full in (True, False):
-                    for r in (1, 2):
-                        if deadline is not None and time.perf_counter() >= deadline:
-                            return False
-                        sel = self.subtree(P[i], r, full)
-                        if sel is not None and self.compute(P[i], sel, deadline, r, full):
-                            improved = True
-                            break
-                    if improved:
-                        break
-            if improved:
+            Q = self.path(v)[::-1]
+            if self.improve_path(Q, done, deadline):
+                for n in Q:
+                    done.pop(id(n), None)
                 self.stats["replacements"] += 1
                 X, y = self.X, self.y
                 nn = sum(not n.is_leaf for n in self.nodes)
@@ -614,11 +732,13 @@ class _Slim:
                     print(f"{rec['time']:8.2f}s depth {rec['depth']:3d} nodes {nn:5d} "
                           f"acc {acc:.3f}  {self.method}")
             else:
-                for n in P:
+                if deadline is not None and time.perf_counter() >= deadline:
+                    return False
+                for n in Q:
                     done[id(n)] = n
                 if self.log is not None:
-                    print(f"{time.perf_counter() - t0:8.2f}s   no improvement for the leaf at "
-                          f"depth {dv} (first root index {i0}): its path marked done", flush=True)
+                    print(f"{time.perf_counter() - t0:8.2f}s   no improvement for the node at "
+                          f"depth {len(Q) - 1}: its path marked done", flush=True)
         return False
 
 
