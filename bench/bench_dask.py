@@ -6,7 +6,7 @@ memory_limit="2GiB")``, against the in-memory engine on the same rows.
     python bench/bench_dask.py --rows 30000000 --no-inmemory --no-external
     python bench/bench_dask.py --rows 1000000 --sweep 50000 100000 200000 400000 --no-inmemory
     python bench/bench_dask.py --synthetic1m        # equality on the reference set (slow)
-    python bench/bench_dask.py --plot               # bench/results/dask.png from dask.csv
+    python bench/bench_dask.py --plot               # bench/results/dask_scaling.png from dask.csv
 
 For each size: the parquet data set is written once (``--dir``, in files of ``--file-rows``
 rows, 250 000 by default: one Dask partition per file), the Dask fit runs (seconds per
@@ -71,6 +71,7 @@ class MemoryWatch:
         self.client = client
         self.every = every
         self.peak = 0
+        self.samples: list[tuple[float, int]] = []  # (time, largest worker memory)
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
 
@@ -78,8 +79,9 @@ class MemoryWatch:
         while not self._stop.is_set():
             try:
                 info = self.client.scheduler_info()
-                for w in info["workers"].values():
-                    self.peak = max(self.peak, int(w["metrics"]["memory"]))
+                mem = max(int(w["metrics"]["memory"]) for w in info["workers"].values())
+                self.peak = max(self.peak, mem)
+                self.samples.append((time.time(), mem))
             except Exception:  # the cluster closing
                 pass
             self._stop.wait(self.every)
@@ -91,6 +93,17 @@ class MemoryWatch:
     def __exit__(self, *exc) -> None:
         self._stop.set()
         self._t.join()
+
+
+def level_table(info, samples: list[tuple[float, int]]) -> str:
+    """``info.table()`` with the largest worker memory seen during each level."""
+    lines = info.table().splitlines()
+    out = [lines[0] + "  peak_MiB"]
+    for line, d in zip(lines[1:], info.levels, strict=True):
+        t0 = d.get("wall_start")
+        mem = [m for t, m in samples if t0 is not None and t0 <= t <= t0 + d["seconds"]]
+        out.append(line + (f"  {max(mem) / 2**20:8.0f}" if mem else "         -"))
+    return "\n".join(out)
 
 
 def write_frame(df: pd.DataFrame, out: Path, file_rows: int = FILE_ROWS) -> Path:
@@ -169,7 +182,7 @@ def main() -> None:
     args = ap.parse_args()
     csv_path = args.out.with_suffix(".csv")
     if args.plot:
-        plot(csv_path, args.out.with_suffix(".png"))
+        plot(csv_path, args.out.with_name(args.out.stem + "_scaling.png"))
         return
 
     import dask.dataframe as dd
@@ -206,7 +219,7 @@ def main() -> None:
                 f"{info.setup_seconds:.1f}s, {info.n_partitions} partitions), "
                 f"{model.n_splits} splits, {model.n_leaves} leaves; worker peak memory "
                 f"{mw.peak / 2**20:.0f} MiB (limit 2048 MiB)")
-            say(info.table())
+            say(level_table(info, mw.samples))
             gathered = sum(d["bytes_gathered"] for d in info.levels)
             sent = sum(d["bytes_sent"] for d in info.levels)
             rounds = sum(d.get("question_rounds", 0) for d in info.levels)

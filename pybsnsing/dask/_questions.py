@@ -56,6 +56,11 @@ _format_label = functools.lru_cache(maxsize=1 << 16)(format_r)
 #: equal-width buckets of the first histogram round, and sub-buckets per refined bucket
 _FIRST_BUCKETS = 1024
 _SUB_BUCKETS = 64
+#: rows of a bucket the runs walk will probably read, narrowed by one more histogram
+#: round before it is fetched (fetching a bucket moves its rows); and the rows fetched
+#: around each bucket a walk asks for
+_FINE_ROWS = 256
+_AROUND_ROWS = 4 * _FINE_ROWS
 
 
 def default_cap(n: int) -> int:
@@ -587,8 +592,8 @@ def _guess(col: _Col, lo: float, up: float, segs: int) -> set[int]:
     trimmed range and the positions ``i * bsize`` (``bsize`` guessed from the range)."""
     nb = col.cnt.shape[0]
     k_lo, k_up = col.bucket_of_value(lo), min(col.bucket_of_value(up), nb - 1)
-    cap = int(col.cnt.max())
-    out = _around(col, k_lo, cap, back=False) | _around(col, k_up, cap, fwd=False)
+    rows = _AROUND_ROWS
+    out = _around(col, k_lo, rows, back=False) | _around(col, k_up, rows, fwd=False)
     b_gt = max(int(np.rint(col.cum[k_up] / segs)), 1)
     b_lt = max(int(np.rint((col.n - col.start[k_lo]) / segs)), 1)
     out |= _predict(col, b_gt, b_gt, +1) | _predict(col, col.n - b_lt, b_lt, -1)
@@ -672,7 +677,7 @@ def question_steps(names: Sequence[str], n: int, n1: int, target: int, *, segmen
     sec, numeric, trim, factor_like = _classify_columns(
         res, names, n, n1, num2factor=num2factor, nseg_factor=nseg_factor,
         node_size=node_size, keep_perfect=keep_perfect)
-    bounds = yield from _histogram_rounds(numeric, trim, cap)
+    bounds = yield from _histogram_rounds(numeric, trim, cap, segments)
     cuts = yield from _runs_rounds(numeric, bounds, target, segments, cap)
     return _assemble(sec, trim, cuts, factor_like, bin_size, names)
 
@@ -742,7 +747,7 @@ def _bucket_interval(edges: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.n
     return lo, hi
 
 
-def _histogram_rounds(numeric: dict, trim: dict, cap: int
+def _histogram_rounds(numeric: dict, trim: dict, cap: int, segments: int = 20
                       ) -> Generator[tuple[Callable, dict], list, dict]:
     """Histogram rounds: exact buckets of every numeric column (bucket tables set
     in ``numeric``); returns the trimming bounds of each column.  The first round counts
@@ -760,6 +765,7 @@ def _histogram_rounds(numeric: dict, trim: dict, cap: int
         tab[j] = (np.zeros(nb, np.int64), np.zeros(nb, np.int64), np.full(nb, np.inf),
                   np.full(nb, -np.inf))
     first_round = True
+    narrowed: set[int] = set()
     while req:
         res = yield part_buckets, req
         res = [r for r in res if r]
@@ -781,11 +787,22 @@ def _histogram_rounds(numeric: dict, trim: dict, cap: int
                              succ if succ < np.inf else minmax)
             nz = np.flatnonzero(cnt)
             split = nz[(cnt[nz] > cap) & (bmn[nz] < bmx[nz])]
+            size = cap
             if not split.shape[0]:
                 col.set_table(nz, cnt[nz], c1[nz], bmn[nz], bmx[nz])
-                continue
+                if j in narrowed or cap <= _FINE_ROWS:
+                    continue
+                # once: narrow the mixed buckets the walks will probably read
+                narrowed.add(j)
+                ks = [k for k in _guess(col, *bounds[j], segments)
+                      if col.cnt[k] > _FINE_ROWS and col.mn[k] < col.mx[k]
+                      and 0 < col.c1[k] < col.cnt[k]]
+                if not ks:
+                    continue
+                split = np.sort(col.b[ks])
+                size = _FINE_ROWS
             new = [np.linspace(bmn[b], bmx[b],
-                               min(2 * int(cnt[b]) // cap + 2, _SUB_BUCKETS) + 1)[:-1]
+                               min(2 * int(cnt[b]) // size + 2, _SUB_BUCKETS) + 1)[:-1]
                    for b in split]
             old = col.edges
             col.edges = np.unique(np.concatenate([old, *new]))
@@ -831,7 +848,7 @@ def _runs_rounds(numeric: dict, bounds: dict, target: int, segments: int, cap: i
             except _Need as e:
                 mixed = set()
                 for k in e.buckets:
-                    mixed |= _around(col, k, cap)
+                    mixed |= _around(col, k, min(cap, _AROUND_ROWS))
                 need[j] = {k for k in (mixed | e.buckets | need.get(j, set()))
                            if k not in col.fetched}
                 if not need[j]:
