@@ -178,6 +178,7 @@ def main() -> None:
     ap.add_argument("--synthetic1m", action="store_true",
                     help="shared/data/tabular/synthetic1m: Dask tree == in-memory tree")
     ap.add_argument("--plot", action="store_true", help="only draw the scaling plot")
+    ap.add_argument("--verbose", action="store_true", help="one line per level (stderr)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "dask.txt")
     args = ap.parse_args()
     csv_path = args.out.with_suffix(".csv")
@@ -212,7 +213,7 @@ def main() -> None:
                 t = time.perf_counter()
                 model = bsnsing_dask("y ~ .", ddf, client, max_rules=args.max_rules,
                                      local_rows=lr, keep_obs=n <= 2_000_000,
-                                     import_external=ext)
+                                     import_external=ext, verbose=args.verbose)
                 t_dask = time.perf_counter() - t
             info = model.dask_info
             say(f"dask fit (local_rows={lr}, import_external={ext}): {t_dask:.1f}s (setup "

@@ -7,7 +7,9 @@ has the same columns).  The tree grows level by level (the in-memory engine's FI
 order is level order; node numbers are assigned at the end by replaying that FIFO):
 
 * a node with more than ``local_rows`` rows (a *large* node) is split by the driver
-  and the workers together:
+  and the workers together, all the large nodes of a level at once: each step below is
+  one task per worker over all its partitions and nodes, and the partitions' results
+  are merged on the worker (one result per worker and node reaches the driver):
 
   1. **questions** -- the node's internal candidate questions (cuts, ``==``/``%in%``,
      binary) are rebuilt exactly from per-partition statistics, no row moving
@@ -16,12 +18,13 @@ order is level order; node numbers are assigned at the end by replaying that FIF
      the cut walk and R's thinning read); the native rpart questions
      (``import_external=True``, the default) still need the node's columns on the driver
      (see *Limits*);
-  2. **counters** -- each partition answers those questions on its rows of the node,
-     bit-packs them per class (:func:`pybsnsing.kernels.enum.pack_by_class`) and returns
-     the per-question class counts and the per-class popcount Gram matrices
-     (``max_rules <= 2``), or its packed answers (``max_rules >= 3``: the driver
-     stitches them, if ``m x n / 8`` bytes fit in ``gather_limit``, else a clear error
-     suggests ``max_rules <= 2``);
+  2. **counters** -- each worker counts its rows of the node per class in the *cells*
+     of each column (between the node's cut values) and of each column pair, and turns
+     those tables into the per-question class counts and per-class popcount Gram
+     matrices (``max_rules <= 2``; exactly what the packed answers would give; see
+     :func:`_cell_counters`), or returns its bit-packed answers (``max_rules >= 3``: the
+     driver stitches them, if ``m x n / 8`` bytes fit in ``gather_limit``, else a clear
+     error suggests ``max_rules <= 2``);
   3. **search** -- the driver sums the counters and runs the engine's ENUM kernels
      (:func:`~pybsnsing.kernels.enum.level_one`, :func:`~pybsnsing.kernels.enum.level_two`,
      or :func:`~pybsnsing.search.enum_search_packed` on the stitched answers);
