@@ -217,8 +217,10 @@ def structural_groups(var: Any, direction: Any) -> np.ndarray:
     if v.shape != d.shape:
         raise PybsnsingValueError(
             f"var and direction differ in length: {v.shape[0]} != {d.shape[0]}")
-    if not np.isin(d, (-1, 0, 1)).all():
+    if d.size and (d.min() < -1 or d.max() > 1):
         raise PybsnsingValueError("direction must hold only -1, 0 and 1")
+    if v.shape[0] <= SMALL_GROUPING:  # a typical node: dicts beat numpy's sorts
+        return _groups_by_dict(v.tolist(), d.tolist())
     grp = np.zeros(v.shape[0], dtype=np.int64)
     nxt = 0
     for op in (0, 1):
@@ -233,6 +235,29 @@ def structural_groups(var: Any, direction: Any) -> np.ndarray:
     rest = np.flatnonzero(d < 0)
     grp[rest] = nxt + 1 + np.arange(rest.shape[0])
     return grp
+
+
+#: up to this many questions :func:`structural_groups` numbers them with dicts (a few
+#: microseconds per question) rather than numpy's sorts (about 100 us per call)
+SMALL_GROUPING = 256
+
+
+def _groups_by_dict(var: list[int], direction: list[int]) -> np.ndarray:
+    """:func:`structural_groups` for Python lists (same numbering)."""
+    first: tuple[dict[int, int], dict[int, int]] = ({}, {})
+    for a, b in zip(var, direction, strict=True):
+        if b >= 0 and a not in first[b]:
+            first[b][a] = len(first[b])
+    base = (1, 1 + len(first[0]))
+    rest = 1 + len(first[0]) + len(first[1])
+    out = []
+    for a, b in zip(var, direction, strict=True):
+        if b >= 0:
+            out.append(base[b] + first[b][a])
+        else:
+            out.append(rest)
+            rest += 1
+    return np.array(out, dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------

@@ -191,6 +191,21 @@ def test_structural_groups_numbering():
         structural_groups([1, 2], [0, 2])
 
 
+@pytest.mark.parametrize("small", [0, 10**6], ids=["numpy", "dicts"])
+def test_structural_groups_both_paths_match_the_texts(monkeypatch, small):
+    import pybsnsing.search as S
+
+    monkeypatch.setattr(S, "SMALL_GROUPING", small)
+    rng = np.random.default_rng(7)
+    for m in (0, 1, 5, 40, 300):
+        var = rng.integers(0, 9, m)
+        dire = rng.integers(-1, 2, m)
+        ops = {0: ">", 1: "<"}
+        texts = [f"v{a} {ops[b]} {k}" if b >= 0 else f"v{a}=={k}"
+                 for k, (a, b) in enumerate(zip(var, dire, strict=True))]
+        assert structural_groups(var, dire).tolist() == question_groups(texts).tolist()
+
+
 def test_group_keys_fall_back_on_unusual_names():
     X, _, y = _data(3, n=200)
     names = [f"a>{j}" for j in range(X.shape[1])]
