@@ -271,7 +271,7 @@ def weighted_enum_search(B: Any, y: Any, sample_weight: Any, groups: Any = None,
         :class:`~pybsnsing.validation.SearchResult` (``n1``/``n0`` the class weights,
         ``objval`` the weighted objective).
     """
-    t0 = time.process_time()
+    t0 = time.thread_time()
     Bm, yv, grp, max_rules, _ = search_args(B, y, groups, max_rules, 0, MAX_RULES_CAP)
     n, m = Bm.shape
     w = check_sample_weight(sample_weight, n)
@@ -466,7 +466,7 @@ class _WeightedGrower(Grower):
 
     def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
         """The node's split rule by the weighted ENUM (``""`` when there is none)."""
-        t0 = time.process_time()
+        t0 = time.thread_time()
         control = self.control
         found = self._node_questions(rows, ordm, target, True)
         if found is None:
