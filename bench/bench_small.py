@@ -222,7 +222,7 @@ _STAGES = (
     ("pybsnsing.api", None, "BsnsingModel"),
     ("pybsnsing.api", None, "MBsnsingModel"),
     ("pybsnsing.tree", "Grower", "__init__"), ("pybsnsing.tree", "Grower", "root_orders"),
-    ("pybsnsing.tree", "Grower", "find_rule"), ("pybsnsing.tree", "Grower", "_sources"),
+    ("pybsnsing.tree", "Grower", "find_rule"), ("pybsnsing.tree", "Grower", "question_sources"),
     ("pybsnsing.tree", "Grower", "_groups"), ("pybsnsing.tree", None, "enum_search_packed"),
     ("pybsnsing.tree", None, "enum_search"), ("pybsnsing.tree", None, "evaluate_rule"),
     ("pybsnsing.tree", "Grower", "make_node"), ("pybsnsing.tree", "Grower", "partition"),

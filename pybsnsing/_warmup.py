@@ -175,7 +175,7 @@ def _first_half() -> None:
                       np.zeros(n, dtype=np.uint8), np.zeros(n + 1, dtype=np.int64),
                       np.array([1, 0], dtype=np.int64), np.zeros(n + 1))
     rows = np.arange(n, dtype=np.int64)
-    ext = g._external(rows, ordm, True)
+    ext = g.external_source(rows, ordm, True)
     if ext.m > 0:
         Xp = np.zeros((ext.m, 1), dtype=np.uint64)
         Xn = np.zeros((ext.m, 1), dtype=np.uint64)

@@ -336,10 +336,10 @@ class Grower:
     def _node_questions(self, rows: np.ndarray, ordm: np.ndarray, target: int, packed: bool
                         ) -> tuple[list[QuestionSource], list[int], Callable[[int], str],
                                    np.ndarray] | None:
-        """The node's question sources (:meth:`_sources`), where each one's questions
+        """The node's question sources (:meth:`question_sources`), where each one's questions
         start (the last entry is their number), the text of question ``k`` and the ENUM
         group ids; None when the node has no questions."""
-        sources = self._sources(rows, ordm, target, packed)
+        sources = self.question_sources(rows, ordm, target, packed)
         offsets, text = self._question_index(sources)
         if offsets[-1] == 0:
             return None
@@ -360,7 +360,7 @@ class Grower:
             s.pack_node(node, Xp, Xn, off)
         return n1, Xp, Xn
 
-    def _sources(self, rows: np.ndarray, ordm: np.ndarray, target: int,
+    def question_sources(self, rows: np.ndarray, ordm: np.ndarray, target: int,
                  packed: bool) -> list[QuestionSource]:
         """The node's non-empty question sources: internal questions (counted with the
         row weights ``self.w`` when there are any), then external."""
@@ -377,10 +377,10 @@ class Grower:
                 keep_perfect=control.keep_perfect_separation, weights=self.w,
             ))
         if self.external is not None:
-            sources.append(self._external(rows, ordm, packed))
+            sources.append(self.external_source(rows, ordm, packed))
         return [s for s in sources if s.m]
 
-    def _external(self, rows: np.ndarray, ordm: np.ndarray, packed: bool) -> QuestionSource:
+    def external_source(self, rows: np.ndarray, ordm: np.ndarray, packed: bool) -> QuestionSource:
         """The node's external questions: native rpart packed straight from the sorted
         lists when the search is packed and the names and values allow it, else answered
         on the node's rows (native rpart, or R's rpart through rpy2)."""

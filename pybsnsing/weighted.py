@@ -511,12 +511,12 @@ class _WeightedGrower(Grower):
                                     float(control.solver_timelimit), t0)
         return " | ".join(text(j) for j in cols)
 
-    def _external(self, rows: np.ndarray, ordm: np.ndarray, packed: bool) -> Any:
+    def external_source(self, rows: np.ndarray, ordm: np.ndarray, packed: bool) -> Any:
         """rpart's questions of the node: of its rows repeated by their weights when these
         are whole numbers (not all 1), else of its rows once (the packed path)."""
         if self.whole and not bool(np.all(self.w.take(rows) == 1.0)):
             return self._external_repeated(rows, ordm)
-        return super()._external(rows, ordm, True)
+        return super().external_source(rows, ordm, True)
 
     def _external_repeated(self, rows: np.ndarray, ordm: np.ndarray) -> Any:
         """rpart's questions of the node's rows repeated by their (whole) weights, as

@@ -891,7 +891,7 @@ class _DaskTree:
                 g = self._grower(Xn, yn)
                 if g.external is not None:
                     ordm = g.root_orders()
-                    es = g._external(rows, ordm, True)
+                    es = g.external_source(rows, ordm, True)
                     if not isinstance(es, NodeExternal):
                         return self._finish_gathered(g, rows, ordm, target)
                     if es.m:
@@ -903,7 +903,7 @@ class _DaskTree:
             ordm = g.root_orders()
             if control.opt_solver not in _PACKED_SOLVERS:
                 return self._finish_gathered(g, rows, ordm, target)
-            sources = g._sources(rows, ordm, target, True)
+            sources = g.question_sources(rows, ordm, target, True)
             if _question_spec(sources, Xn, ordm) is None:
                 return self._finish_gathered(g, rows, ordm, target)
             del g
