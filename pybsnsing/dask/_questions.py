@@ -265,80 +265,84 @@ def part_fetch(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray
     return out
 
 
-def merge_stats(results: Sequence[dict], req: dict) -> dict:
-    """Several partitions' :func:`part_stats` as one partition's (worker side)."""
+def _merge_columns(results: Sequence[dict], merge_column: Callable[[list], Any]) -> dict:
+    """Several partitions' results of a round (dicts by column) as one partition's: the
+    non-empty results' entries of each column merged by ``merge_column``."""
     results = [r for r in results if r]
     if len(results) <= 1:
         return results[0] if results else {}
+    return {j: merge_column([r[j] for r in results]) for j in results[0]}
+
+
+def merge_stats_column(st: list, kmax: int) -> tuple:
+    """Several partitions' :func:`part_stats` entries of one column as one: ``(min, max,
+    min and max of class 1, of class 0, #between, distinct values)``, the distinct values
+    ``(values, counts, first row ids)`` only when every partition has them and there are
+    at most ``kmax`` (else None)."""
+    dist = None
+    if all(s[7] is not None for s in st):
+        vals = np.unique(np.concatenate([s[7][0] for s in st]))
+        if vals.shape[0] <= kmax:
+            cnts = np.zeros(vals.shape[0], np.int64)
+            first = np.full(vals.shape[0], np.iinfo(np.int64).max)
+            for s in st:
+                u = np.searchsorted(vals, s[7][0])
+                cnts[u] += s[7][1]
+                first[u] = np.minimum(first[u], s[7][2])
+            dist = (vals, cnts, first)
+    return (min(s[0] for s in st), max(s[1] for s in st), min(s[2] for s in st),
+            max(s[3] for s in st), min(s[4] for s in st), max(s[5] for s in st),
+            sum(s[6] for s in st), dist)
+
+
+def merge_stats(results: Sequence[dict], req: dict) -> dict:
+    """Several partitions' :func:`part_stats` as one partition's (worker side)."""
     kmax = int(req["kmax"])
-    out: dict[int, Any] = {}
-    for j in results[0]:
-        st = [r[j] for r in results]
-        dist = None
-        if all(s[7] is not None for s in st):
-            vals = np.unique(np.concatenate([s[7][0] for s in st]))
-            if vals.shape[0] <= kmax:
-                cnts = np.zeros(vals.shape[0], np.int64)
-                first = np.full(vals.shape[0], np.iinfo(np.int64).max)
-                for s in st:
-                    u = np.searchsorted(vals, s[7][0])
-                    cnts[u] += s[7][1]
-                    first[u] = np.minimum(first[u], s[7][2])
-                dist = (vals, cnts, first)
-        out[j] = (min(s[0] for s in st), max(s[1] for s in st), min(s[2] for s in st),
-                  max(s[3] for s in st), min(s[4] for s in st), max(s[5] for s in st),
-                  sum(s[6] for s in st), dist)
-    return out
+    return _merge_columns(results, lambda st: merge_stats_column(st, kmax))
+
+
+def _merge_bucket_column(parts: list) -> tuple:
+    nz = np.unique(np.concatenate([pt[0] for pt in parts]))
+    cnt = np.zeros(nz.shape[0], np.int64)
+    c1 = np.zeros(nz.shape[0], np.int64)
+    mn = np.full(nz.shape[0], np.inf)
+    mx = np.full(nz.shape[0], -np.inf)
+    for pz, c, k1, a, b, _, _ in parts:
+        u = np.searchsorted(nz, pz)
+        cnt[u] += c
+        c1[u] += k1
+        mn[u] = np.minimum(mn[u], a)
+        mx[u] = np.maximum(mx[u], b)
+    pred = succ = None
+    if parts[0][5] is not None:
+        pred = max(pt[5] for pt in parts)
+        succ = min(pt[6] for pt in parts)
+    return (nz, cnt, c1, mn, mx, pred, succ)
 
 
 def merge_buckets(results: Sequence[dict], req: dict) -> dict:
     """Several partitions' :func:`part_buckets` as one partition's (worker side)."""
-    results = [r for r in results if r]
-    if len(results) <= 1:
-        return results[0] if results else {}
-    out: dict[int, Any] = {}
-    for j in results[0]:
-        parts = [r[j] for r in results]
-        nz = np.unique(np.concatenate([pt[0] for pt in parts]))
-        cnt = np.zeros(nz.shape[0], np.int64)
-        c1 = np.zeros(nz.shape[0], np.int64)
-        mn = np.full(nz.shape[0], np.inf)
-        mx = np.full(nz.shape[0], -np.inf)
-        for pz, c, k1, a, b, _, _ in parts:
-            u = np.searchsorted(nz, pz)
-            cnt[u] += c
-            c1[u] += k1
-            mn[u] = np.minimum(mn[u], a)
-            mx[u] = np.maximum(mx[u], b)
-        pred = succ = None
-        if parts[0][5] is not None:
-            pred = max(pt[5] for pt in parts)
-            succ = min(pt[6] for pt in parts)
-        out[j] = (nz, cnt, c1, mn, mx, pred, succ)
-    return out
+    return _merge_columns(results, _merge_bucket_column)
+
+
+def _merge_fetch_column(parts: list) -> tuple:
+    rows = tuple(np.concatenate([pt[0][i] for pt in parts]) for i in range(4))
+    summ: dict[int, tuple] = {}
+    for pt in parts:
+        for kk, s in pt[1].items():
+            o = summ.get(kk)
+            if o is None:
+                summ[kk] = s
+                continue
+            fst = o[1:3] if o[1] <= s[1] else s[1:3]
+            lst = o[3:5] if o[3] >= s[3] else s[3:5]
+            summ[kk] = (o[0] + s[0], *fst, *lst)
+    return (rows, summ)
 
 
 def merge_fetch(results: Sequence[dict], req: dict) -> dict:
     """Several partitions' :func:`part_fetch` as one partition's (worker side)."""
-    results = [r for r in results if r]
-    if len(results) <= 1:
-        return results[0] if results else {}
-    out: dict[int, Any] = {}
-    for j in results[0]:
-        parts = [r[j] for r in results]
-        rows = tuple(np.concatenate([pt[0][i] for pt in parts]) for i in range(4))
-        summ: dict[int, tuple] = {}
-        for pt in parts:
-            for kk, s in pt[1].items():
-                o = summ.get(kk)
-                if o is None:
-                    summ[kk] = s
-                    continue
-                fst = o[1:3] if o[1] <= s[1] else s[1:3]
-                lst = o[3:5] if o[3] >= s[3] else s[3:5]
-                summ[kk] = (o[0] + s[0], *fst, *lst)
-        out[j] = (rows, summ)
-    return out
+    return _merge_columns(results, _merge_fetch_column)
 
 
 #: the worker-side merge of each round function's partition results
@@ -694,26 +698,14 @@ def _classify_columns(res: list, names: Sequence[str], n: int, n1: int, *, num2f
     trim: dict[int, tuple] = {}
     factor_like: dict[int, tuple] = {}
     for j in range(p):
-        st = [r[j] for r in res]
-        mn = min(s[0] for s in st)
-        mx = max(s[1] for s in st)
-        mn1, mx1 = min(s[2] for s in st), max(s[3] for s in st)
-        mn0, mx0 = min(s[4] for s in st), max(s[5] for s in st)
-        between = sum(s[6] for s in st)
+        mn, mx, mn1, mx1, mn0, mx0, between, dist = merge_stats_column(
+            [r[j] for r in res], num2factor)
         if mn in (0.0, 1.0) and mx in (0.0, 1.0) and between == 0:
             sec[2].append([(j, BIN0, 0.0, None, np.array([0.0])),
                            (j, BIN1, 1.0, None, np.array([1.0]))])
             continue
-        if all(s[7] is not None for s in st):
-            vals = np.unique(np.concatenate([s[7][0] for s in st]))
-            if vals.shape[0] <= num2factor:
-                cnts = np.zeros(vals.shape[0], np.int64)
-                first = np.full(vals.shape[0], np.iinfo(np.int64).max)
-                for s in st:
-                    u = np.searchsorted(vals, s[7][0])
-                    cnts[u] += s[7][1]
-                    first[u] = np.minimum(first[u], s[7][2])
-                factor_like[j] = (vals, cnts, first)
+        if dist is not None:
+            factor_like[j] = dist
         if (mn0 < mn1 and mx0 < mn1) or (mn1 < mn0 and mx1 < mn0):
             if min(n1, n - n1) >= node_size and keep_perfect:
                 if mn0 < mn1 and mx0 < mn1:
