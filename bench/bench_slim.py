@@ -154,7 +154,8 @@ def run_one(data: Path, start: str, name: str, k, budget: int, time_limit: float
     calls = res.stats.get("calls", [])
     sat_s = sum(c["seconds"] for c in calls)
     return (d0, res.final_depth, acc0, acc1, secs, cpu, len(calls),
-            res.stats.get("sat_timeouts", 0), sat_s, res.stats.get("completed"))
+            res.stats.get("sat_timeouts", 0), sat_s, res.stats.get("too_big", 0),
+            res.stats.get("completed"))
 
 
 def main(argv=None) -> int:
@@ -186,17 +187,17 @@ def main(argv=None) -> int:
         f"{a.sat_timeout or a.budget} s, {a.time:g} s per fold, folds {a.folds}")
     say(f"{'start':5} {'instance':26} {'depth before':>12} {'after':>6} {'paper':>13} "
         f"{'acc before':>10} {'after':>6} {'paper':>11} {'s/fold':>7} {'cpu s':>7} "
-        f"{'calls':>5} {'t/o':>3} {'sat s':>6} done")
+        f"{'calls':>5} {'t/o':>3} {'sat s':>6} {'big':>4} done")
     for start, name in todo:
         ks = folds(a.data, name)[: a.folds]
         rows = [run_one(a.data, start, name, k, a.budget, a.time, a.sat_timeout, a.verbose)
                 for k in ks]
-        r = np.array([row[:9] for row in rows], dtype=float).mean(0)
-        done = sum(bool(row[9]) for row in rows)
+        r = np.array([row[:10] for row in rows], dtype=float).mean(0)
+        done = sum(bool(row[10]) for row in rows)
         p = PAPER.get((start, name), (np.nan,) * 4)
         say(f"{start:5} {name:26} {r[0]:12.1f} {r[1]:6.1f} {p[0]:6g} -> {p[1]:<4g} "
             f"{r[2]:10.2f} {r[3]:6.2f} {p[2]:4.2f} -> {p[3]:4.2f} {r[4]:7.1f} {r[5]:7.1f} "
-            f"{r[6]:5.0f} {r[7]:3.0f} {r[8]:6.1f} {done}/{len(ks)}")
+            f"{r[6]:5.0f} {r[7]:3.0f} {r[8]:6.1f} {r[9]:4.0f} {done}/{len(ks)}")
     if a.out:
         a.out.write_text("\n".join(out) + "\n")
     return 0

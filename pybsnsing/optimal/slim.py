@@ -546,6 +546,10 @@ class _Slim:
             if encoding_size(len(first), len(cols), target, self.encoding) > self.max_clauses:
                 self.stats["too_big"] += 1
                 self.last_status = "too_big"
+                if self.log is not None:
+                    print(f"  {how or '-'} root depth {self.depth_of[id(u)]}: {len(first)} "
+                          f"samples x {len(cols)} features, depth {tdepth} -> {target}: "
+                          f"over {self.max_clauses} clauses, skipped", flush=True)
                 break
             left = self.sat_timeout - (time.perf_counter() - t0)
             if deadline is not None:
@@ -836,7 +840,8 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
     s = _Slim(root, X, yc, len(classes), climit, dlimit, t_sat, solver, encoding, "auto")
     if int(verbose) >= 2:
         s.log = lambda c: print(
-            f"{time.perf_counter() - t0:8.2f}s   sat root depth {c['root_depth']:3d} r={c['r']} "
+            f"{time.perf_counter() - t0:8.2f}s   sat {c['how']} root depth {c['root_depth']:3d} "
+            f"r={c['r']} "
             f"l={c['l']} rows {c['rows']:5d} samples {c['samples']:5d} features "
             f"{c['features']:4d} depth {c['subtree_depth']:2d} -> {c['target']:2d} "
             f"{c['encoding']} vars {c['vars']} clauses {c['clauses']} encode "
