@@ -769,6 +769,57 @@ def _plain_label(v: Any, name: Any) -> Any:
     return v
 
 
+def _response_kind(labels: np.ndarray, dtype: Any, name: Any) -> str:
+    """"numeric", "logical" or "string": how R bsnsing reads a response that is not a
+    factor (plain Python values in ``labels``); a DataError for other types."""
+    if pd.api.types.is_bool_dtype(dtype) and not _is_object(dtype):
+        return "logical"
+    if dtype.kind in "mM" or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype,
+                                                pd.DatetimeTZDtype)):
+        raise DataError(f"the response {name!r} has the type {dtype}; use class labels "
+                        "(strings, numbers or True/False)")
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "numeric"
+    if not (_is_object(dtype) or pd.api.types.is_string_dtype(dtype)):
+        raise DataError(f"unsupported response type {dtype}")
+    vals = labels.tolist()
+    if all(isinstance(v, str) for v in vals):
+        return "string"
+    if all(isinstance(v, bool) for v in vals):
+        return "logical"
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
+        return "numeric"
+    kinds = sorted({type(v).__name__ for v in vals})
+    raise DataError(f"the response {name!r} mixes values of the types {kinds}; "
+                    "convert it to a pandas Categorical or to numbers")
+
+
+def _plain_response(y: pd.Series, name: Any, collation: str
+                    ) -> tuple[np.ndarray, list, str, np.ndarray | None]:
+    """``(labels, levels, kind, numbers)`` of a response that is not a categorical:
+    ``numbers`` are the numpy values when they are numbers or bools (else None)."""
+    dtype = y.dtype
+    num_values = None
+    if isinstance(dtype, np.dtype) and dtype.kind in "iufb":  # plain Python values
+        labels = np.empty(len(y), dtype=object)
+        labels[:] = y.tolist()
+        num_values = y.to_numpy()
+    else:
+        labels = np.asarray([_plain_label(v, name) for v in y.tolist()], dtype=object)
+    kind = _response_kind(labels, dtype, name)
+    distinct = set(labels.tolist())
+    if kind == "numeric":
+        if np.isinf(np.asarray(list(distinct), dtype=float)).any():
+            raise PybsnsingValueError(f"the response {name!r} has infinite values")
+        levels = sorted(distinct)
+    elif kind == "logical":
+        levels = sorted(distinct)
+    else:
+        levels = r_sort(distinct, collation)  # R: as.factor / sort() in R's collation
+        kind = "factor"
+    return labels, levels, kind, num_values
+
+
 def code_response(y: pd.Series, collation: str = "r") -> Response:
     """Classes of the response in R bsnsing's order (docs/r-quirks.md, *The formula
     interface*).
@@ -798,46 +849,7 @@ def code_response(y: pd.Series, collation: str = "r") -> Response:
     elif pd.api.types.is_complex_dtype(dtype):
         raise DataError(f"the response {name!r} holds complex numbers; use class labels")
     else:
-        if isinstance(dtype, np.dtype) and dtype.kind in "iufb":  # plain Python values
-            labels = np.empty(len(y), dtype=object)
-            labels[:] = y.tolist()
-            num_values = y.to_numpy()
-        else:
-            labels = np.asarray([_plain_label(v, name) for v in y.tolist()], dtype=object)
-        if pd.api.types.is_bool_dtype(dtype) and not _is_object(dtype):
-            kind = "logical"
-        elif dtype.kind in "mM" or isinstance(dtype, (pd.PeriodDtype, pd.IntervalDtype,
-                                                        pd.DatetimeTZDtype)):
-            raise DataError(f"the response {name!r} has the type {dtype}; use class labels "
-                            "(strings, numbers or True/False)")
-        elif pd.api.types.is_numeric_dtype(dtype):
-            kind = "numeric"
-        elif _is_object(dtype) or pd.api.types.is_string_dtype(dtype):
-            vals = labels.tolist()
-            if all(isinstance(v, str) for v in vals):
-                kind = "string"
-            elif all(isinstance(v, bool) for v in vals):
-                kind = "logical"
-            elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals):
-                kind = "numeric"
-            else:
-                kinds = sorted({type(v).__name__ for v in vals})
-                raise DataError(
-                    f"the response {name!r} mixes values of the types {kinds}; "
-                    "convert it to a pandas Categorical or to numbers")
-        else:
-            raise DataError(f"unsupported response type {dtype}")
-        distinct = set(labels.tolist())
-        if kind == "numeric":
-            vals = np.asarray(list(distinct), dtype=float)
-            if np.isinf(vals).any():
-                raise PybsnsingValueError(f"the response {name!r} has infinite values")
-            levels = sorted(distinct)
-        elif kind == "logical":
-            levels = sorted(distinct)
-        else:
-            levels = r_sort(distinct, collation)  # R: as.factor / sort() in R's collation
-            kind = "factor"
+        labels, levels, kind, num_values = _plain_response(y, name, collation)
     if len(levels) < 2:
         raise PybsnsingValueError(
             f"the response {name!r} has a single class ({levels!r}); "
