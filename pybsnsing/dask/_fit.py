@@ -1027,7 +1027,6 @@ class _DaskTree:
                         pure=False)
 
     def grow(self) -> list[Node]:
-        c = self.client
         root = _DNode(0, 0, self.n_train, self.n1,
                       obs=np.arange(self.n_train, dtype=np.int64))
         frontier = [root]
@@ -1058,48 +1057,7 @@ class _DaskTree:
             for tid, ids in self._ids(leaves, stats).items():
                 next(nd for nd in large if nd.tid == tid).obs = ids
             if splits:
-                routed = self._submit(_w_route, splits, self.names, self.cls, self.keep_obs)
-                stats["bytes_sent"] += _nbytes(splits) * len(self.workers)
-                self.wassign = {w: c.submit(_pick, f, 0, pure=False)
-                                for w, f in zip(self.workers, routed, strict=True)}
-                st = c.gather([c.submit(_pick, f, 1, pure=False) for f in routed])
-                stats["bytes_gathered"] += _nbytes(st)
-                want: list[int] = []
-                empty_split: dict[int, int] = {}  # node -> its child with all the rows
-                for nd in large:
-                    if nd.tid not in splits:
-                        continue
-                    _, lt, rt = splits[nd.tid]
-                    kids = []
-                    for ct in (lt, rt):
-                        nobs = sum(s[ct][0] for s in st)
-                        n1 = sum(s[ct][1] for s in st)
-                        ids = np.sort(np.concatenate([s[ct][2] for s in st])) \
-                            if self.keep_obs else None
-                        kids.append(_DNode(ct, nd.depth + 1, nobs, n1, obs=ids))
-                    if kids[0].nobs == 0 or kids[1].nobs == 0:
-                        nd.rule = ""  # the engine: a rule true on all or none -> leaf
-                        if nd.obs is None:
-                            full = max(kids, key=lambda k: k.nobs)
-                            if full.obs is not None:
-                                nd.obs = full.obs
-                            else:
-                                empty_split[nd.tid] = full.tid
-                                want.append(full.tid)
-                        continue
-                    nd.left, nd.right = kids
-                    for k in kids:
-                        if self._splittable(k):
-                            nxt.append(k)
-                        elif k.obs is None:
-                            want.append(k.tid)
-                got = self._ids(want, stats)
-                for nd in large:
-                    if nd.tid in empty_split:
-                        nd.obs = got[empty_split[nd.tid]]
-                    for k in (nd.left, nd.right):
-                        if k is not None and k.obs is None and k.tid in got:
-                            k.obs = got[k.tid]
+                nxt = self._route(large, splits, stats)
             local.finish(stats)
             stats["seconds"] = time.perf_counter() - t0
             self.info.levels.append(stats)
@@ -1111,6 +1069,56 @@ class _DaskTree:
             frontier = nxt
             level += 1
         return self._number(root)
+
+    def _route(self, large: list[_DNode], splits: dict, stats: dict) -> list[_DNode]:
+        """Send the level's rules to the workers (rows move to their children there) and
+        make the children of the large nodes; returns the children split further. Row
+        ids come back for the leaves (and for all nodes with ``keep_obs``)."""
+        c = self.client
+        nxt: list[_DNode] = []
+        routed = self._submit(_w_route, splits, self.names, self.cls, self.keep_obs)
+        stats["bytes_sent"] += _nbytes(splits) * len(self.workers)
+        self.wassign = {w: c.submit(_pick, f, 0, pure=False)
+                        for w, f in zip(self.workers, routed, strict=True)}
+        st = c.gather([c.submit(_pick, f, 1, pure=False) for f in routed])
+        stats["bytes_gathered"] += _nbytes(st)
+        want: list[int] = []
+        empty_split: dict[int, int] = {}  # node -> its child with all the rows
+        for nd in large:
+            if nd.tid not in splits:
+                continue
+            _, lt, rt = splits[nd.tid]
+            kids = []
+            for ct in (lt, rt):
+                nobs = sum(s[ct][0] for s in st)
+                n1 = sum(s[ct][1] for s in st)
+                ids = np.sort(np.concatenate([s[ct][2] for s in st])) \
+                    if self.keep_obs else None
+                kids.append(_DNode(ct, nd.depth + 1, nobs, n1, obs=ids))
+            if kids[0].nobs == 0 or kids[1].nobs == 0:
+                nd.rule = ""  # the engine: a rule true on all or none -> leaf
+                if nd.obs is None:
+                    full = max(kids, key=lambda k: k.nobs)
+                    if full.obs is not None:
+                        nd.obs = full.obs
+                    else:
+                        empty_split[nd.tid] = full.tid
+                        want.append(full.tid)
+                continue
+            nd.left, nd.right = kids
+            for k in kids:
+                if self._splittable(k):
+                    nxt.append(k)
+                elif k.obs is None:
+                    want.append(k.tid)
+        got = self._ids(want, stats)
+        for nd in large:
+            if nd.tid in empty_split:
+                nd.obs = got[empty_split[nd.tid]]
+            for k in (nd.left, nd.right):
+                if k is not None and k.obs is None and k.tid in got:
+                    k.obs = got[k.tid]
+        return nxt
 
     def _splittable(self, nd: _DNode) -> bool:
         probe = Node(0, -1, -1, -1, 0, 0.0, nd.nobs, nd.n1, nd.n0, 0.0,
