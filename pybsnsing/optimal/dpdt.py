@@ -1128,14 +1128,12 @@ def dpdt_fit(
         criterion: ``"entropy"`` (the paper's, and the code of its experiments) or
             ``"gini"`` (scikit-learn's default, which the later dpdt-py package uses)
             for the greedy trees.
-        last_split: for ``"cart"``: the tests of a state at depth ``max_depth - 1``
-            (whose children are leaves). ``"best"`` (default): its fewest-errors
-            threshold split of all features and cuts (first feature, then lowest cut,
-            of a tie), as the code of the paper's experiments (Table 1 is reproduced
-            with it; ``bench/results/dpdt_table1.txt``); with ``feature_costs`` every
-            feature's fewest-errors split. Exact at that level for every alpha, never
-            fewer errors than the generator's tests, and far fewer states.
-            ``"generator"``: the generator's tests there too (Alg. 1 literally; dpdt-py).
+        last_split: for ``"cart"``, the tests of a state at depth ``max_depth - 1``:
+            ``"best"`` (default), its fewest-errors threshold split (first feature, then
+            lowest cut, of a tie; with ``feature_costs`` each feature's), as the code of
+            the paper's experiments (its Table 1 is reproduced with it): exact there for
+            every alpha, with far fewer states; ``"generator"``, the generator's tests
+            (Alg. 1 literally; dpdt-py).
         top_b: for ``"binary"``: the number of features kept per state.
         bsnsing_depth: for ``"bsnsing"``: depth of the bsnsing tree whose rules are the
             tests of a state.
@@ -1162,21 +1160,14 @@ def dpdt_fit(
         max_depth, tests, criterion, on_limit, min_samples_leaf, max_states, cart_depth,
         cart_leaves, alphas, time_limit, last_split)
     A, names, classes, codes, costs = _fit_data(X, y, tests, feature_costs)
-    n = A.shape[0]
-    C = len(classes)
+    n, C = A.shape[0], len(classes)
     rnd = _hash_keys(n, random_state)
-    if tests == "cart":
-        space: Any = _cart_space(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
-                                 criterion, last_split)
-    elif tests == "bsnsing":
-        space = _RuleSpace(A, names, codes, C, rnd, _bsnsing_control(bsnsing_control),
-                           as_whole(bsnsing_depth, "bsnsing_depth", 1), costs)
-    else:
-        space = _BinarySpace(A, codes, C, rnd,
-                             as_whole(top_b, "top_b", 1) if tests == "binary" else None)
-    deadline = None if time_limit is None else t0 + float(time_limit)
-    b = _Builder(space, max_depth, _cost_function(tests, space, costs), max_states, deadline,
-                 on_limit)
+    space: Any = (_cart_space(A, codes, C, rnd, cart_depth, leaves, min_samples_leaf,
+                              criterion, last_split) if tests == "cart"
+                  else _other_space(tests, A, names, codes, C, rnd, costs, bsnsing_control,
+                                    bsnsing_depth, top_b))
+    b = _Builder(space, max_depth, _cost_function(tests, space, costs), max_states,
+                 None if time_limit is None else t0 + float(time_limit), on_limit)
     b.unit_costs = costs is None
     root = _solve_root(b, space, codes, C, rnd)
     hull, front, vert = _front_tables(b, root, n, grid, exact_hull)
@@ -1187,6 +1178,17 @@ def dpdt_fit(
         criterion=criterion, last_split=last_split, _X=A, _codes=codes, _builder=b,
         _root=root, _front_vertex=vert,
     )
+
+
+def _other_space(tests: str, A: np.ndarray, names: list, codes: np.ndarray, C: int,
+                 rnd: np.ndarray, costs: Any, bsnsing_control: Any, bsnsing_depth: int,
+                 top_b: int) -> Any:
+    """The test space of the ``"bsnsing"``, ``"binary"`` and ``"all"`` generators."""
+    if tests == "bsnsing":
+        return _RuleSpace(A, names, codes, C, rnd, _bsnsing_control(bsnsing_control),
+                          as_whole(bsnsing_depth, "bsnsing_depth", 1), costs)
+    return _BinarySpace(A, codes, C, rnd,
+                        as_whole(top_b, "top_b", 1) if tests == "binary" else None)
 
 
 def _hash_keys(n: int, random_state: int) -> np.ndarray:
