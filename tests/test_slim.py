@@ -373,3 +373,20 @@ def test_slim_bsnsing_invariants_random(seed, n):
     for features in ("both", "questions"):
         _check_bsnsing_slim(m, d, "y", budget=60, sat_timeout=3, total_time_limit=6,
                             features=features)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_depth_encoding_is_the_same_in_small_blocks(monkeypatch, d):
+    """The depth encoding builds its clauses block by block (CHUNK_CELLS): tiny blocks,
+    so that every block boundary falls inside the rows (a block used to read the class
+    bits of all rows: a broadcast error once a tree had more rows than one block), give
+    the same clauses as one block."""
+    import pybsnsing.optimal.sat_encodings as E
+
+    rng = np.random.default_rng(d)
+    X = rng.integers(0, 2, (37, 5)).astype(np.uint8)
+    y = rng.integers(0, 3, 37)
+    whole, _ = E.encode_depth(X, y, d)
+    monkeypatch.setattr(E, "CHUNK_CELLS", 1)
+    blocks, _ = E.encode_depth(X, y, d)
+    assert blocks == whole and len(whole) > 0

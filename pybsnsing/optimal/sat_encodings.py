@@ -37,6 +37,9 @@ __all__ = ["SatNode", "encode_depth", "encode_partition", "pysat", "solve_depth"
 
 #: the paper's hybrid: DT_depth below this depth, DT_pb from it on (paper §6).
 AUTO_SWITCH_DEPTH = 10
+#: the depth encoding builds its clauses in blocks of about this many array cells (bounded
+#: temporaries; a block holds at least one training row)
+CHUNK_CELLS = 400_000
 #: solver names accepted (python-sat names): Glucose 4.1 (the paper's) and CaDiCaL 1.9.5.
 SOLVERS = ("g4", "glucose4", "g41", "cd19", "cadical195", "cd195", "g3", "m22")
 
@@ -118,7 +121,7 @@ def encode_depth(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[int]],
         clauses += cl
     # path prefixes: bits of the 2^l nodes of level l (MSB = level 0)
     sgn_x = np.where(X == 0, -1, 1)  # e(j) = 0: not x(e,l); e(j) = 1: x(e,l)
-    chunk = max(1, 400_000 // max(1, k))
+    chunk = max(1, CHUNK_CELLS // max(1, k))
     for lev in range(d):
         width = 2 ** lev
         bits = ((np.arange(width)[:, None] >> np.arange(lev - 1, -1, -1)[None, :]) & 1)
@@ -138,14 +141,15 @@ def encode_depth(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[int]],
     width = 2 ** d
     bits = ((np.arange(width)[:, None] >> np.arange(d - 1, -1, -1)[None, :]) & 1)
     code_bits = (y[:, None] >> np.arange(nb)[None, :]) & 1  # (n, nb)
-    chunk = max(1, 400_000 // (width * nb))
+    chunk = max(1, CHUNK_CELLS // (width * nb))
     for e0 in range(0, n, chunk):
         e1 = min(n, e0 + chunk)
         ne = e1 - e0
         pi = np.where(bits[None, :, :] == 1, -XV[e0:e1, None, :], XV[e0:e1, None, :])
         arr = np.empty((ne, width, nb, d + 1), dtype=np.int64)
         arr[..., :d] = pi[:, :, None, :]
-        arr[..., d] = np.where(code_bits[:, None, :] == 1, CB[None, :, :], -CB[None, :, :])
+        arr[..., d] = np.where(code_bits[e0:e1, None, :] == 1, CB[None, :, :],
+                               -CB[None, :, :])
         clauses += arr.reshape(-1, d + 1).tolist()
     # unused class codes forbidden
     for v in range(K, 2 ** nb):
