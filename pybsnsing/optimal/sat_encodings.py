@@ -148,8 +148,7 @@ def encode_depth(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[int]],
         pi = np.where(bits[None, :, :] == 1, -XV[e0:e1, None, :], XV[e0:e1, None, :])
         arr = np.empty((ne, width, nb, d + 1), dtype=np.int64)
         arr[..., :d] = pi[:, :, None, :]
-        arr[..., d] = np.where(code_bits[e0:e1, None, :] == 1, CB[None, :, :],
-                               -CB[None, :, :])
+        arr[..., d] = np.where(code_bits[e0:e1, None, :] == 1, CB[None, :, :], -CB[None, :, :])
         clauses += arr.reshape(-1, d + 1).tolist()
     # unused class codes forbidden
     for v in range(K, 2 ** nb):

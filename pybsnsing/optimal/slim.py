@@ -36,6 +36,7 @@ Written from the paper and the project's specification; the authors' code
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable
@@ -839,14 +840,17 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
     deadline = None if total_time_limit is None else t0 + float(total_time_limit)
     s = _Slim(root, X, yc, len(classes), climit, dlimit, t_sat, solver, encoding, "auto")
     if int(verbose) >= 2:
-        s.log = lambda c: print(
-            f"{time.perf_counter() - t0:8.2f}s   sat {c['how']} root depth {c['root_depth']:3d} "
-            f"r={c['r']} "
-            f"l={c['l']} rows {c['rows']:5d} samples {c['samples']:5d} features "
-            f"{c['features']:4d} depth {c['subtree_depth']:2d} -> {c['target']:2d} "
-            f"{c['encoding']} vars {c['vars']} clauses {c['clauses']} encode "
-            f"{c['encode_s'] or 0:.2f}s total {c['seconds']:.2f}s {c['status']}", flush=True)
+        s.log = functools.partial(_print_call, t0)
     return _run_slim(s, classes, names, deadline, t0, verbose)
+
+
+def _print_call(t0: float, c: dict) -> None:
+    """The verbose=2 line of one SAT call (``stats['calls']`` entry ``c``)."""
+    print(f"{time.perf_counter() - t0:8.2f}s   sat {c['how']} root depth {c['root_depth']:3d} "
+          f"r={c['r']} l={c['l']} rows {c['rows']:5d} samples {c['samples']:5d} features "
+          f"{c['features']:4d} depth {c['subtree_depth']:2d} -> {c['target']:2d} "
+          f"{c['encoding']} vars {c['vars']} clauses {c['clauses']} encode "
+          f"{c['encode_s'] or 0:.2f}s total {c['seconds']:.2f}s {c['status']}", flush=True)
 
 
 def _initial_tree(tree: Any, X: np.ndarray, yc: np.ndarray, classes: np.ndarray,
