@@ -8,6 +8,7 @@ a parsed copy is cached as ``bench/results/<name>.npz`` (git-ignored) and reused
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -48,20 +49,31 @@ def _from_npz(path: Path) -> pd.DataFrame:
     return pd.DataFrame(data, columns=cols)
 
 
-def synthetic_frame(n: int, seed: int = 2024) -> pd.DataFrame:
-    """``n`` rows of the synthetic recipe of ``shared/data/tabular/synthetic*`` (10
-    standard normal columns x1..x10; ``y = x1 + x2 x3 - x4/2 + (x5 > 1)/2 + N(0, 1/2) > 0``
-    as a factor neg/pos), generated in blocks of a million rows (not the same random
+#: rows per block of the synthetic recipe (the blocks are the random stream's unit)
+SYNTHETIC_BLOCK = 1_000_000
+
+
+def synthetic_blocks(n: int, seed: int = 2024) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``n`` rows of the synthetic recipe of ``shared/data/tabular/synthetic*`` in blocks
+    of :data:`SYNTHETIC_BLOCK` rows: ``(X, y)`` with X 10 standard normal columns and y
+    (bool) ``x1 + x2 x3 - x4/2 + (x5 > 1)/2 + N(0, 1/2) > 0`` (not the same random
     numbers as the shared files)."""
     rng = np.random.default_rng(seed)
-    X = np.empty((n, 10))
-    y = np.empty(n, dtype=np.int8)
-    for a in range(0, n, 1_000_000):
-        m = min(1_000_000, n - a)
+    for a in range(0, n, SYNTHETIC_BLOCK):
+        m = min(SYNTHETIC_BLOCK, n - a)
         x = rng.normal(size=(m, 10))
         lin = x[:, 0] + x[:, 1] * x[:, 2] - 0.5 * x[:, 3] + 0.5 * (x[:, 4] > 1)
-        X[a:a + m] = x
-        y[a:a + m] = lin + rng.normal(0, 0.5, m) > 0
+        yield x, lin + rng.normal(0, 0.5, m) > 0
+
+
+def synthetic_frame(n: int, seed: int = 2024) -> pd.DataFrame:
+    """:func:`synthetic_blocks` as one frame: columns x1..x10 and y, a factor neg/pos."""
+    X = np.empty((n, 10))
+    y = np.empty(n, dtype=np.int8)
+    for k, (x, yb) in enumerate(synthetic_blocks(n, seed)):
+        a = k * SYNTHETIC_BLOCK
+        X[a:a + x.shape[0]] = x
+        y[a:a + x.shape[0]] = yb
     df = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 11)])
     df["y"] = pd.Categorical.from_codes(y, categories=["neg", "pos"])
     return df

@@ -18,8 +18,8 @@ appended to ``bench/results/dask.txt`` and one line per fit to ``bench/results/d
 (with the default, rpart's questions gather each large node's columns to the driver).
 
 The synthetic recipe is that of ``shared/data/tabular/synthetic*`` (10 standard normal
-columns; ``y = x1 + x2 x3 - x4/2 + (x5 > 1)/2 + N(0, 1/2) > 0``; see
-bench/bench_external.py), not the same random numbers.
+columns; ``y = x1 + x2 x3 - x4/2 + (x5 > 1)/2 + N(0, 1/2) > 0``; ``bench/_data.py``
+``synthetic_blocks``), not the same random numbers.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ REPO = HERE.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-CHUNK = 1_000_000
 FILE_ROWS = 250_000
 
 
@@ -49,15 +48,12 @@ def write_parquet(folder: Path, n: int, seed: int = 2024, file_rows: int = FILE_
     if done.exists():
         return out
     out.mkdir(parents=True, exist_ok=True)
-    rng = np.random.default_rng(seed)
-    for k, a in enumerate(range(0, n, CHUNK)):
-        m = min(CHUNK, n - a)
-        X = rng.normal(size=(m, 10))
-        lin = X[:, 0] + X[:, 1] * X[:, 2] - 0.5 * X[:, 3] + 0.5 * (X[:, 4] > 1)
-        y = np.where(lin + rng.normal(0, 0.5, m) > 0, "pos", "neg")
+    from _data import synthetic_blocks
+
+    for k, (X, yb) in enumerate(synthetic_blocks(n, seed)):
         df = pd.DataFrame(X, columns=[f"x{j}" for j in range(1, 11)])
-        df["y"] = y
-        for q, b in enumerate(range(0, m, file_rows)):
+        df["y"] = np.where(yb, "pos", "neg")
+        for q, b in enumerate(range(0, X.shape[0], file_rows)):
             df.iloc[b:b + file_rows].to_parquet(out / f"part-{k:05d}-{q:03d}.parquet",
                                                 index=False)
     done.write_text("ok\n")

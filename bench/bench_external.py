@@ -33,11 +33,13 @@ from pybsnsing.external import external_questions
 
 
 def synthetic(n: int, seed: int = 2024) -> tuple[np.ndarray, list[str], np.ndarray]:
-    """Data like ``shared/data/tabular/synthetic*.csv`` (not the same random numbers)."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 10))
-    lin = X[:, 0] + X[:, 1] * X[:, 2] - 0.5 * X[:, 3] + 0.5 * (X[:, 4] > 1)
-    y = (lin + rng.normal(0, 0.5, n) > 0).astype(np.int64)
+    """Data like ``shared/data/tabular/synthetic*.csv`` (not the same random numbers):
+    :func:`_data.synthetic_blocks` as arrays."""
+    from _data import synthetic_blocks
+
+    blocks = list(synthetic_blocks(n, seed))
+    X = np.concatenate([x for x, _ in blocks])
+    y = np.concatenate([yb for _, yb in blocks]).astype(np.int64)
     return X, [f"x{j}" for j in range(1, 11)], y
 
 
