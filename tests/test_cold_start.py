@@ -112,19 +112,25 @@ def test_cold_start_respects_the_switch(monkeypatch):
     assert started == []
 
 
-def test_a_silent_child_is_stopped(monkeypatch):
+def _attach_child(monkeypatch, code: str):
+    """A child process running ``code`` as the compile child of ``pybsnsing._coldstart``
+    (its reader thread started, no stage done yet); returns the module and the child."""
     import queue
     import threading
 
     import pybsnsing._coldstart as W
 
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=W._reader, args=(child.stdout, lines), daemon=True).start()
     monkeypatch.setattr(W, "_child", child)
     monkeypatch.setattr(W, "_lines", lines)
     monkeypatch.setattr(W, "_done", {})
+    return W, child
+
+
+def test_a_silent_child_is_stopped(monkeypatch):
+    W, child = _attach_child(monkeypatch, "import time; time.sleep(60)")
     monkeypatch.setattr(W, "_STAGE_TIMEOUT", 0.5)
     W.wait_stage("mr3")  # nothing reported within the timeout: the child is stopped
     assert W._child is None
@@ -132,18 +138,8 @@ def test_a_silent_child_is_stopped(monkeypatch):
 
 
 def test_stages_are_read_in_order(monkeypatch):
-    import queue
-    import threading
-
-    import pybsnsing._coldstart as W
-
-    code = "print('tree 1.5', flush=True); print('mr3 2.5', flush=True)"
-    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=W._reader, args=(child.stdout, lines), daemon=True).start()
-    monkeypatch.setattr(W, "_child", child)
-    monkeypatch.setattr(W, "_lines", lines)
-    monkeypatch.setattr(W, "_done", {})
+    W, _ = _attach_child(monkeypatch,
+                         "print('tree 1.5', flush=True); print('mr3 2.5', flush=True)")
     W.wait_stage("tree")
     assert "tree" in W._done
     W.wait_stage("parallel")  # the child ends before that stage: no more waiting
@@ -155,22 +151,13 @@ def test_stages_are_read_in_order(monkeypatch):
 def test_a_child_that_ends_early_is_forgotten_by_ready(monkeypatch):
     """A child that exits before a stage: ``ready`` reaps it, so that a later
     ``wait_stage`` returns at once instead of waiting for lines that never come."""
-    import queue
     import threading
 
-    import pybsnsing._coldstart as W
-
-    child = subprocess.Popen([sys.executable, "-c", "print('tree 1.0', flush=True)"],
-                             stdout=subprocess.PIPE, text=True)
-    lines: queue.Queue = queue.Queue()
-    threading.Thread(target=W._reader, args=(child.stdout, lines), daemon=True).start()
-    monkeypatch.setattr(W, "_child", child)
-    monkeypatch.setattr(W, "_lines", lines)
-    monkeypatch.setattr(W, "_done", {})
+    W, child = _attach_child(monkeypatch, "print('tree 1.0', flush=True)")
     monkeypatch.setattr(W, "_later", set())
     monkeypatch.setattr(W, "_STAGE_TIMEOUT", 30.0)
     child.wait()
-    while lines.qsize() < 2:  # the stage line and the end of output
+    while W._lines.qsize() < 2:  # the stage line and the end of output
         threading.Event().wait(0.01)
     assert W.ready("questions")  # the child ended without it: compile on demand
     assert W._child is None
