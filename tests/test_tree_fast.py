@@ -191,11 +191,7 @@ def test_structural_groups_numbering():
         structural_groups([1, 2], [0, 2])
 
 
-@pytest.mark.parametrize("small", [0, 10**6], ids=["numpy", "dicts"])
-def test_structural_groups_both_paths_match_the_texts(monkeypatch, small):
-    import pybsnsing.search as S
-
-    monkeypatch.setattr(S, "SMALL_GROUPING", small)
+def test_structural_groups_match_the_texts():
     rng = np.random.default_rng(7)
     for m in (0, 1, 5, 40, 300):
         var = rng.integers(0, 9, m)
