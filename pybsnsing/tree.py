@@ -521,6 +521,11 @@ class _Split:
     ord_right: np.ndarray | None = None
 
 
+def _within_depth(depth: int, max_depth: int | None) -> bool:
+    """Whether a node at ``depth`` may be split under the depth limit (None: no limit)."""
+    return max_depth is None or depth < max_depth
+
+
 def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | None) -> _Split:
     """A node's rule, its children and their sorted lists: the work at one node, which
     depends on the node alone (children get their numbers from :func:`grow_nodes`)."""
@@ -535,10 +540,10 @@ def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | No
     rows_left = rows[left]
     lnode = grower.make_node(-1, node.number, node.depth + 1, rows_left)
     rnode = grower.make_node(-1, node.number, node.depth + 1, rows[~left])
-    split_l = grower.can_split(lnode)
-    split_r = grower.can_split(rnode)
-    if max_depth is not None and lnode.depth >= max_depth:
-        split_l = split_r = False
+    split_l = split_r = False
+    if _within_depth(lnode.depth, max_depth):
+        split_l = grower.can_split(lnode)
+        split_r = grower.can_split(rnode)
     ord_l = ord_r = None
     if split_l or split_r:
         ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
@@ -574,16 +579,13 @@ class _NodeWorkers:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def _due(self, node: Node) -> bool:
-        return self.max_depth is None or node.depth < self.max_depth
-
     def look_ahead(self, queue: deque) -> None:
         """Start the large nodes among the first ``width`` of the queue."""
         if self.width < 2:
             return
         for k in range(min(self.width, len(queue))):
             node, ordm = queue[k]
-            if (node.nobs >= CONCURRENT_MIN_ROWS and self._due(node)
+            if (node.nobs >= CONCURRENT_MIN_ROWS and _within_depth(node.depth, self.max_depth)
                     and id(node) not in self._ahead):
                 if self.pool is None:
                     import threading
@@ -599,7 +601,9 @@ class _NodeWorkers:
         future = self._ahead.pop(id(node), None)
         if future is not None:
             return future.result()
-        return split_node(self.grower, node, ordm, self.max_depth) if self._due(node) else None
+        if not _within_depth(node.depth, self.max_depth):
+            return None
+        return split_node(self.grower, node, ordm, self.max_depth)
 
     def _split(self, node: Node, ordm: np.ndarray) -> _Split:
         local = self._local
