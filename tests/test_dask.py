@@ -79,20 +79,25 @@ def test_same_tree_synthetic(client, max_rules):
 
 
 def test_same_tree_no_external_and_no_local(client):
-    """Every node split distributedly (local_rows=0), internal questions only."""
+    """Every node split distributedly (local_rows=0), internal questions only; 18
+    partitions: a worker merges its partitions' results every 8 (_MERGE_EVERY)."""
     df = _synthetic(1200, seed=3)
-    ddf = dd.from_pandas(df, npartitions=4)
+    ddf = dd.from_pandas(df, npartitions=18)
     kw = {"import_external": False, "max_rules": 2}
     assert_same(bsnsing("y ~ .", df, **kw), bsnsing_dask("y ~ .", ddf, client, local_rows=0,
                                                           **kw))
 
 
-def test_missing_values_imputed_as_in_memory(client):
+def test_missing_values_imputed_as_in_memory(client, tmp_path: Path):
+    """Also: the columns in spill_dir while the fit runs, removed at its end."""
     df = _synthetic(3000, seed=9)
     rng = np.random.default_rng(1)
     for col in ("x1", "x3", "cnt"):
         df.loc[rng.random(len(df)) < 0.05, col] = np.nan
-    got = bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=3), client, local_rows=400)
+    got = bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=3), client, local_rows=400,
+                       spill_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    assert got.dask_info.disk_bytes == 8 * len(df) * len(got.design.names)
     ref = bsnsing("y ~ .", df)
     assert_same(ref, got)
     np.testing.assert_array_equal(got.design.medians, ref.design.medians)
@@ -178,14 +183,17 @@ def test_synthetic100k(client, shared):
                     bsnsing_dask("y ~ .", hdf, client, max_rules=mr, local_rows=3000))
 
 
-def test_errors(client):
+def test_errors(client, tmp_path: Path):
     df = _synthetic(500)
     with pytest.raises(PybsnsingTypeError,
                        match="data must be a dask.dataframe.DataFrame, not DataFrame"):
         bsnsing_dask("y ~ .", df, client)
     with pytest.raises(PybsnsingValueError, match="max_rules <= 2"):
         bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=2), client, max_rules=3,
-                     local_rows=0, gather_limit=1000)
+                     local_rows=0, gather_limit=1000, spill_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []  # the column files removed after an error too
+    with pytest.raises(PybsnsingTypeError, match="spill_dir must be a path or None"):
+        bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=2), client, spill_dir=1)
     with pytest.raises(PybsnsingValueError, match="local_rows must be an integer >= 0, got -1"):
         bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=2), client, local_rows=-1)
 
@@ -304,7 +312,7 @@ def test_questions_large_node_few_rounds():
     assert sum(moved) < n * 4 / 4  # values fetched: a fraction of the node's n x 4
 
 
-def test_cell_counters_match_packed_gram():
+def test_cell_counters_match_packed_gram(tmp_path: Path):
     """The counters from cell tables (one task per worker) == popcounts and Gram matrices
     of the bit-packed answers, for cuts, value sets, ties and several partitions."""
     from pybsnsing.dask._fit import (
@@ -313,9 +321,9 @@ def test_cell_counters_match_packed_gram():
         _OP_IN,
         _OP_LE,
         _OP_LT,
-        _Block,
         _cell_plan,
         _spec,
+        _store_block,
         _w_counters,
     )
 
@@ -344,8 +352,10 @@ def test_cell_counters_match_packed_gram():
     spec = _spec(cols, ops, vals, sets)
     plan = _cell_plan(spec)
     assert plan is not None
-    blocks = [_Block(np.asfortranarray(X[a:a + 1700]), codes[a:a + 1700], a)
+    blocks = [_store_block(X[a:a + 1700], codes[a:a + 1700], str(tmp_path), a)
               for a in range(0, n, 1700)]
+    np.testing.assert_array_equal(blocks[1].matrix(), X[1700:3400])
+    np.testing.assert_array_equal(blocks[2].column(3), X[3400:5100, 3])
     for target in (0, 1):
         got = _w_counters(blocks, None, None, [(0, spec, plan, target)], False)[0]
         want = _w_counters(blocks, None, None, [(0, spec, None, target)], False)[0]

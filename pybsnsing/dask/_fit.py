@@ -63,10 +63,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import sys
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,7 +83,7 @@ from ..formula import parse_formula
 from ..model import BsnsingModel, MBsnsingModel
 from ..questions import BIN0, BIN1, EQ, GE, GT, IN, LE, LT, QuestionSet
 from ..rcollate import r_sort
-from ..tree import Grower, Node, NodeColumns, effective_node_size, grow_tree, splittable
+from ..tree import Grower, Node, effective_node_size, grow_tree, splittable
 
 __all__ = ["DaskFitInfo", "bsnsing_dask", "is_dask_frame", "predict_dask"]
 
@@ -94,6 +95,9 @@ DEFAULT_LOCAL_ROWS = 200_000
 #: default ``gather_limit``: most bytes of packed answers the driver gathers for one node
 #: (``max_rules >= 3``)
 DEFAULT_GATHER_LIMIT = 1 << 30
+#: most bytes of small nodes' rows extracted in one pass over the partitions (their
+#: subtrees are then grown one node per worker)
+_LOCAL_BATCH_BYTES = 256 << 20
 #: rows answered at once per partition (bounds the worker's dense answer chunk)
 _CHUNK_ROWS = 1 << 16
 #: question operators of the worker-side specs
@@ -119,12 +123,118 @@ def is_dask_frame(obj: Any) -> bool:
 
 @dataclass
 class _Block:
-    """One partition's design rows: ``X`` (n_k x p, Fortran order), class codes, and
-    the global row id of its first row."""
+    """One partition's design rows: the ``n`` x ``p`` float64 columns in a file on its
+    worker's disk (column ``j`` at byte ``8 j n``; read back with plain reads, so they
+    count in no worker's memory), the class codes (resident), the design columns with
+    missing values, and the global row id of its first row."""
 
-    X: np.ndarray
+    path: str
+    n: int
+    p: int
     codes: np.ndarray
+    missing: np.ndarray
     offset: int = 0
+
+    def _read(self, start: int, count: int) -> np.ndarray:
+        if count == 0:
+            return np.empty(0, np.float64)
+        x = np.fromfile(self.path, dtype=np.float64, count=count, offset=8 * start)
+        if x.shape[0] != count:
+            raise DataError(f"the design column file {self.path} is shorter than its "
+                            f"{self.n} x {self.p} values (removed during the fit?)")
+        return x
+
+    def column(self, j: int) -> np.ndarray:
+        """Column ``j`` of all the partition's rows (a new array)."""
+        return self._read(j * self.n, self.n)
+
+    def matrix(self) -> np.ndarray:
+        """All the columns (``n`` x ``p``, Fortran order; a new array)."""
+        return self._read(0, self.n * self.p).reshape(self.p, self.n).T
+
+    def write_column(self, j: int, x: np.ndarray) -> None:
+        with open(self.path, "r+b") as fh:
+            fh.seek(8 * j * self.n)
+            np.ascontiguousarray(x, dtype=np.float64).tofile(fh)
+
+
+def _store_block(X: np.ndarray, codes: np.ndarray, folder: str, offset: int = 0) -> _Block:
+    """Write a design block's columns to a new file in ``folder``; the block."""
+    import uuid
+
+    path = os.path.join(folder, f"part-{uuid.uuid4().hex}.f64")
+    n, p = X.shape
+    with open(path, "wb") as fh:
+        for j in range(p):
+            np.ascontiguousarray(X[:, j], dtype=np.float64).tofile(fh)
+    missing = np.flatnonzero(np.isnan(X).any(axis=0)) if n else np.empty(0, np.int64)
+    return _Block(path, n, p, np.asarray(codes, np.int16), missing, offset)
+
+
+def _fit_dir(spill: tuple[str | None, str], worker: Any = None) -> str:
+    """The folder of a fit's column files on this worker (``spill``: the base folder, or
+    None for the worker's local directory, and the fit's id); created if missing."""
+    base, fit_id = spill
+    if base is None:
+        if worker is None:
+            from distributed import get_worker
+
+            try:
+                worker = get_worker()
+            except ValueError:  # not on a worker (a local test)
+                worker = None
+        import tempfile
+
+        base = worker.local_directory if worker is not None else tempfile.gettempdir()
+    folder = os.path.join(base, f"pybsnsing-fit-{fit_id}")
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+def _remove_fit_dir(spill: tuple[str | None, str], dask_worker: Any = None) -> None:
+    """Remove a fit's column files on this worker (``client.run``)."""
+    import shutil
+
+    shutil.rmtree(_fit_dir(spill, dask_worker), ignore_errors=True)
+
+
+class _PartColumns:
+    """A partition's columns while one task runs: each read from its file at most once
+    (the cache holds at most the partition's own columns)."""
+
+    def __init__(self, block: _Block) -> None:
+        self.block = block
+        self.cache: dict[int, np.ndarray] = {}
+
+    def full(self, j: int) -> np.ndarray:
+        x = self.cache.get(j)
+        if x is None:
+            x = self.cache[j] = self.block.column(j)
+        return x
+
+    def take(self, j: int, r: np.ndarray) -> np.ndarray:
+        """Column ``j`` of the rows ``r`` (ascending; all rows: the cached array)."""
+        x = self.full(j)
+        return x if r.shape[0] == x.shape[0] else x.take(r)
+
+
+class _RowColumns(Mapping):
+    """The rows ``r`` of a partition's design columns by name, read when a rule names
+    them (the disk-backed :class:`~pybsnsing.tree.NodeColumns`)."""
+
+    def __init__(self, pc: _PartColumns, rows: np.ndarray, col_of: dict[str, int]) -> None:
+        self._pc = pc
+        self._rows = rows
+        self._col_of = col_of
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._pc.take(self._col_of[name], self._rows)
+
+    def __iter__(self):
+        return iter(self._col_of)
+
+    def __len__(self) -> int:
+        return len(self._col_of)
 
 
 def _to_categorical(pdf: pd.DataFrame, levels: dict[str, list[str]]) -> pd.DataFrame:
@@ -141,11 +251,13 @@ def _to_categorical(pdf: pd.DataFrame, levels: dict[str, list[str]]) -> pd.DataF
 
 def _design_part(pdf: pd.DataFrame, formula: str, collation: str,
                  levels: dict[str, list[str]], y_distinct: pd.Series,
-                 names: list[str], ylevels: list) -> _Block:
-    """Build a partition's design block (worker side)."""
+                 names: list[str], ylevels: list, spill: tuple) -> _Block:
+    """Build a partition's design block, its columns written to the fit's folder on this
+    worker (worker side)."""
     p = len(names)
+    folder = _fit_dir(spill)
     if pdf.shape[0] == 0:
-        return _Block(np.empty((0, p), order="F"), np.empty(0, np.int16))
+        return _store_block(np.empty((0, p), order="F"), np.empty(0, np.int16), folder)
     pdf = _to_categorical(pdf, levels)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DesignWarning)
@@ -161,7 +273,7 @@ def _design_part(pdf: pd.DataFrame, formula: str, collation: str,
     if list(resp.levels) != list(ylevels):
         raise DataError(f"a partition codes the response as {resp.levels}, not {ylevels}")
     codes = np.asarray(resp.codes[: y.shape[0]], dtype=np.int16)
-    return _Block(X, codes)
+    return _store_block(X, codes, folder)
 
 
 def _distinct(s: pd.Series) -> pd.Series:
@@ -170,29 +282,30 @@ def _distinct(s: pd.Series) -> pd.Series:
 
 
 def _missing_cols(block: _Block) -> np.ndarray:
-    return np.flatnonzero(np.isnan(block.X).any(axis=0))
+    return block.missing
 
 
 def _present_values(block: _Block, j: int) -> np.ndarray:
-    x = block.X[:, j]
+    x = block.column(j)
     return x[~np.isnan(x)]
 
 
 def _impute(block: _Block, medians: np.ndarray) -> _Block:
-    X = block.X
-    if np.isnan(X).any():
-        X = X.copy(order="F")
-        for j in np.flatnonzero(~np.isnan(medians)):
-            X[np.isnan(X[:, j]), j] = medians[j]
-    return _Block(X, block.codes, block.offset)
+    """The block with its missing values replaced by ``medians`` (in its file)."""
+    for j in block.missing.tolist():
+        if not np.isnan(medians[j]):
+            x = block.column(j)
+            x[np.isnan(x)] = medians[j]
+            block.write_column(j, x)
+    return dataclasses.replace(block, missing=np.empty(0, np.int64))
 
 
 def _set_offset(block: _Block, offset: int) -> _Block:
-    return _Block(block.X, block.codes, offset)
+    return dataclasses.replace(block, offset=offset)
 
 
 def _block_len(block: _Block) -> int:
-    return int(block.codes.shape[0])
+    return int(block.n)
 
 
 def _labels(block: _Block, cls: int | None, r: np.ndarray) -> np.ndarray:
@@ -235,31 +348,43 @@ def _global_ids(block: _Block, r: np.ndarray) -> np.ndarray:
     return r.astype(np.int64) + block.offset
 
 
+def _part_rows(block: _Block, assign: _Assign | None, tids: Sequence[int]
+               ) -> list[tuple[int, np.ndarray]]:
+    """``(k, rows)`` for the nodes ``tids[k]`` with rows in the partition."""
+    out = []
+    for k, tid in enumerate(tids):
+        r = _rows_of(block, assign, tid)
+        if r.shape[0]:
+            out.append((k, r))
+    return out
+
+
+#: partition results of a node a worker keeps before merging them into one
+_MERGE_EVERY = 8
+
+
 def _w_rounds(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None, cls: int | None,
               items: Sequence[tuple[int, Any, dict]]) -> dict:
     """Question-building rounds of several nodes on one worker's partitions: for each
     ``(tid, fn, request)``, ``fn`` (:mod:`pybsnsing.dask._questions`) on every
-    partition's rows of node ``tid``, merged into one result (worker side)."""
+    partition's rows of node ``tid``, merged into one result (worker side).  Partition
+    by partition, so that each column is read from its file once for all the nodes."""
     from ._questions import MERGE
 
-    out = {}
-    ass = _assigns(blocks, assigns)
-    for tid, fn, req in items:
-        res = []
-        for b, a in zip(blocks, ass, strict=True):
-            r = _rows_of(b, a, tid)
-            if r.shape[0] == 0:
-                continue
-            X = b.X
-            full = r.shape[0] == X.shape[0]
+    res: list[list] = [[] for _ in items]
+    tids = [tid for tid, _, _ in items]
+    for b, a in zip(blocks, _assigns(blocks, assigns), strict=True):
+        pc = _PartColumns(b)
+        for k, r in _part_rows(b, a, tids):
+            _, fn, req = items[k]
 
-            def cols(j: int, X: np.ndarray = X, r: np.ndarray = r, full: bool = full
-                     ) -> np.ndarray:
-                return np.ascontiguousarray(X[:, j]) if full else X[:, j].take(r)
+            def cols(j: int, r: np.ndarray = r, pc: _PartColumns = pc) -> np.ndarray:
+                return pc.take(j, r)
 
-            res.append(fn(cols, _labels(b, cls, r), _global_ids(b, r), req))
-        out[tid] = MERGE[fn.__name__](res, req)
-    return out
+            res[k].append(fn(cols, _labels(b, cls, r), _global_ids(b, r), req))
+            if len(res[k]) >= _MERGE_EVERY:  # merged results merge as partitions' do
+                res[k] = [MERGE[fn.__name__](res[k], req)]
+    return {tid: MERGE[fn.__name__](res[k], req) for k, (tid, fn, req) in enumerate(items)}
 
 
 def _answers(X: np.ndarray, spec: dict) -> np.ndarray:
@@ -390,11 +515,14 @@ def _cell_plan(spec: dict) -> dict | None:
         ncell.append(C)
     p = pcols.shape[0]
     cmax = max(ncell, default=1)
-    if p * (p - 1) // 2 * cmax * cmax * 16 > _CELL_TABLE_BYTES:
+    pair_bytes = p * (p - 1) // 2 * cmax * cmax * 16
+    if pair_bytes > _CELL_TABLE_BYTES:
         return None
+    nbytes = pair_bytes + p * cmax * 16
     return {"pcols": pcols.astype(np.int64), "ub": np.concatenate(ubs) if ubs else
             np.empty(0), "uptr": np.cumsum([0] + [u.shape[0] for u in ubs]).astype(np.int64),
-            "ncell": ncell, "M": mems, "qidx": qidx, "m": int(cols.shape[0]), "cmax": cmax}
+            "ncell": ncell, "M": mems, "qidx": qidx, "m": int(cols.shape[0]), "cmax": cmax,
+            "bytes": nbytes}
 
 
 def _cell_counters(plan: dict, H1: np.ndarray, H2: np.ndarray) -> dict:
@@ -431,60 +559,76 @@ def _cell_counters(plan: dict, H1: np.ndarray, H2: np.ndarray) -> dict:
     return {"cp": cp, "cn": cn, "Gp": out[0], "Gn": out[1]}
 
 
+class _Counts:
+    """One node's counters on a worker, partition after partition: the cell tables of
+    ``plan``, or (``plan`` None) the bit-packed answers of each class."""
+
+    def __init__(self, spec: dict, plan: dict | None, target: int) -> None:
+        self.spec, self.plan, self.target = spec, plan, target
+        self.n1 = self.n0 = 0
+        if plan is not None:
+            p, cm = plan["pcols"].shape[0], plan["cmax"]
+            self.H1 = np.zeros((p, cm, 2), np.int64)
+            self.H2 = np.zeros((p * (p - 1) // 2, cm, cm, 2), np.int64)
+        self.pp: list[tuple[np.ndarray, int]] = []
+        self.pn: list[tuple[np.ndarray, int]] = []
+
+    def add(self, X: np.ndarray, r: np.ndarray, yt: np.ndarray) -> None:
+        """Count the rows ``r`` of a partition's columns ``X`` (labels ``yt``)."""
+        from ..kernels import enum as K
+
+        plan = self.plan
+        k1 = int(yt.sum())
+        self.n1 += k1
+        self.n0 += int(yt.shape[0]) - k1
+        if plan is not None:
+            _cell_hist(X, r, yt, plan["pcols"], plan["ub"], plan["uptr"], self.H1, self.H2)
+            return
+        for s in range(0, r.shape[0], _CHUNK_ROWS):
+            B = _answers(X[r[s:s + _CHUNK_ROWS]], self.spec)
+            yc = yt[s:s + _CHUNK_ROWS]
+            Xp, Xn = K.pack_by_class(B, yc)
+            c1 = int(yc.sum())
+            self.pp.append((Xp, c1))
+            self.pn.append((Xn, int(yc.shape[0]) - c1))
+
+    def result(self, packed: bool) -> dict:
+        from ..kernels import enum as K
+
+        if self.plan is not None:
+            d = _cell_counters(self.plan, self.H1, self.H2)
+            d.update(n1=self.n1, n0=self.n0)
+            return d
+        m = self.spec["cols"].shape[0]
+        Xp = _stitch(self.pp, m)
+        Xn = _stitch(self.pn, m)
+        if packed:
+            return {"n1": self.n1, "n0": self.n0, "Xp": Xp, "Xn": Xn}
+        return {"n1": self.n1, "n0": self.n0, "cp": K.popcount_rows(Xp),
+                "cn": K.popcount_rows(Xn), "Gp": K.gram_counts(Xp, False),
+                "Gn": K.gram_counts(Xn, False)}
+
+
 def _w_counters(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None,
                 cls: int | None, items: Sequence[tuple[int, dict, dict | None, int]],
                 packed: bool) -> dict:
     """One worker's counters of several nodes (worker side): for each ``(tid, spec,
     plan, target)`` the class sizes and per-question class counts and Gram matrices
     (from the cell tables of ``plan``, or from bit-packed answers when ``plan`` is
-    None), or (``packed``) the packed answers of all its partitions' rows of the node."""
-    from ..kernels import enum as K
-
-    ass = _assigns(blocks, assigns)
-    out = {}
-    for tid, spec, plan, target in items:
-        m = spec["cols"].shape[0]
-        n1 = n0 = 0
-        if plan is not None and not packed:
-            p = plan["pcols"].shape[0]
-            H1 = np.zeros((p, plan["cmax"], 2), np.int64)
-            H2 = np.zeros((p * (p - 1) // 2, plan["cmax"], plan["cmax"], 2), np.int64)
-            for b, a in zip(blocks, ass, strict=True):
-                r = _rows_of(b, a, tid)
-                if r.shape[0] == 0:
-                    continue
-                yt = (_labels(b, cls, r) == target).astype(np.uint8)
-                _cell_hist(b.X, r, yt, plan["pcols"], plan["ub"], plan["uptr"], H1, H2)
-                k1 = int(yt.sum())
-                n1 += k1
-                n0 += int(yt.shape[0]) - k1
-            d = _cell_counters(plan, H1, H2)
-            d.update(n1=n1, n0=n0)
-            out[tid] = d
+    None), or (``packed``) the packed answers of all its partitions' rows of the node.
+    Partition by partition: a partition's columns are read from its file once."""
+    counts = [_Counts(spec, None if packed else plan, target)
+              for _, spec, plan, target in items]
+    tids = [it[0] for it in items]
+    for b, a in zip(blocks, _assigns(blocks, assigns), strict=True):
+        rows = _part_rows(b, a, tids)
+        if not rows:
             continue
-        pp: list[tuple[np.ndarray, int]] = []
-        pn: list[tuple[np.ndarray, int]] = []
-        for b, a in zip(blocks, ass, strict=True):
-            r = _rows_of(b, a, tid)
-            yt = (_labels(b, cls, r) == target).astype(np.uint8)
-            for s in range(0, r.shape[0], _CHUNK_ROWS):
-                B = _answers(b.X[r[s:s + _CHUNK_ROWS]], spec)
-                yc = yt[s:s + _CHUNK_ROWS]
-                Xp, Xn = K.pack_by_class(B, yc)
-                k1 = int(yc.sum())
-                pp.append((Xp, k1))
-                pn.append((Xn, int(yc.shape[0]) - k1))
-        n1 = sum(nb for _, nb in pp)
-        n0 = sum(nb for _, nb in pn)
-        Xp = _stitch(pp, m)
-        Xn = _stitch(pn, m)
-        if packed:
-            out[tid] = {"n1": n1, "n0": n0, "Xp": Xp, "Xn": Xn}
-        else:
-            out[tid] = {"n1": n1, "n0": n0, "cp": K.popcount_rows(Xp),
-                        "cn": K.popcount_rows(Xn), "Gp": K.gram_counts(Xp, False),
-                        "Gn": K.gram_counts(Xn, False)}
-    return out
+        X = b.matrix()
+        for k, r in rows:
+            counts[k].add(X, r, (_labels(b, cls, r) == counts[k].target).astype(np.uint8))
+        del X
+    return {tid: cnt.result(packed) for tid, cnt in zip(tids, counts, strict=True)}
 
 
 def _w_route(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None, splits: dict,
@@ -503,12 +647,13 @@ def _w_route(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None, splits
     new = []
     for b, a in zip(blocks, _assigns(blocks, assigns), strict=True):
         perm, tids = [], []
+        pc = _PartColumns(b)  # a rule's columns read once for all the nodes
         for tid in sorted(parsed):
             qs, lt, rt = parsed[tid]
             r = _rows_of(b, a, tid)
             if r.shape[0] == 0:
                 continue
-            left = evaluate_rule(qs, NodeColumns(b.X, r, col_of))
+            left = evaluate_rule(qs, _RowColumns(pc, r, col_of))
             for ct, rows in ((lt, r[left]), (rt, r[~left])):
                 st = stats[ct]
                 st[0] += int(rows.shape[0])
@@ -543,22 +688,25 @@ def _w_ids(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None,
 def _w_node_data(blocks: Sequence[_Block], assigns: Sequence[_Assign] | None,
                  tids: Sequence[int], cls: int | None
                  ) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """One worker's rows of nodes ``tids``: (X rows, 0/1 labels, global row ids)."""
-    ass = _assigns(blocks, assigns)
-    out = {}
-    for tid in tids:
-        xs, ys, ids = [], [], []
-        for b, a in zip(blocks, ass, strict=True):
-            r = _rows_of(b, a, tid)
-            if r.shape[0]:
-                xs.append(b.X[r])
-                ys.append(_labels(b, cls, r))
-                ids.append(_global_ids(b, r))
-        p = blocks[0].X.shape[1] if blocks else 0
-        out[tid] = (np.concatenate(xs) if xs else np.empty((0, p)),
-                    np.concatenate(ys) if ys else np.empty(0, np.int64),
-                    np.concatenate(ids) if ids else np.empty(0, np.int64))
-    return out
+    """One worker's rows of nodes ``tids``: (X rows, 0/1 labels, global row ids);
+    partition by partition (its columns read once for all the nodes)."""
+    parts: list[tuple[list, list, list]] = [([], [], []) for _ in tids]
+    for b, a in zip(blocks, _assigns(blocks, assigns), strict=True):
+        rows = _part_rows(b, a, tids)
+        if not rows:
+            continue
+        X = b.matrix()
+        for k, r in rows:
+            xs, ys, ids = parts[k]
+            xs.append(X[r])
+            ys.append(_labels(b, cls, r))
+            ids.append(_global_ids(b, r))
+        del X
+    p = blocks[0].p if blocks else 0
+    return {tid: (np.concatenate(xs) if xs else np.empty((0, p)),
+                  np.concatenate(ys) if ys else np.empty(0, np.int64),
+                  np.concatenate(ids) if ids else np.empty(0, np.int64))
+            for tid, (xs, ys, ids) in zip(tids, parts, strict=True)}
 
 
 def _pick(d: Any, key: Any) -> Any:
@@ -607,6 +755,8 @@ class DaskFitInfo:
     setup_seconds: float = 0.0
     total_seconds: float = 0.0
     n_partitions: int = 0
+    #: bytes of design columns written to the workers' disks (``spill_dir``)
+    disk_bytes: int = 0
 
     def table(self) -> str:
         """The per-level figures as text."""
@@ -927,7 +1077,7 @@ class _DaskTree:
     def _search_level(self, work: list, targets: dict, stats: dict) -> dict[int, str]:
         """The chosen rules of the level's large nodes: the workers' counters (summed) or
         packed answers (stitched) searched on the driver; the counter tasks are batched
-        so that a worker holds at most ~64 MB of results at once."""
+        so that a worker holds at most ~64 MB of tables and results at once."""
         from ..search import GRAM_MAX_COLS
 
         control = self.control
@@ -945,7 +1095,9 @@ class _DaskTree:
                     "(searched from summed counters), a larger gather_limit, or a smaller "
                     "local_rows")
             plan = None if packed else _cell_plan(spec)
-            nb = m * n / 4 if packed else 8 * m * m
+            # a worker's counters are made partition by partition for all the batch's
+            # nodes at once: their cell tables (or packed answers) and results add up
+            nb = m * n / 4 if plan is None else 8 * m * m + plan["bytes"]
             if batches[-1] and size + nb > 64 << 20:
                 batches.append([])
                 size = 0
@@ -1018,13 +1170,17 @@ class _DaskTree:
         return g.find_rule(rows, ordm, target)
 
     # -------------------------------------------------------------- growth
-    def _start_local(self, nd: _DNode, assign: dict) -> Any:
-        """Collect a small node's rows to one worker and grow its subtree there."""
+    def _start_local(self, nodes: list[_DNode], assign: dict) -> list:
+        """Collect small nodes' rows (one pass over the partitions for all of them) and
+        grow each node's subtree on one worker; a future per node."""
         c = self.client
-        data = self._submit(_w_node_data, [nd.tid], self.cls, assign=assign)
-        parts = [c.submit(_pick, f, nd.tid, pure=False) for f in data]
-        return c.submit(_grow_local, parts, self.local_control, self.names, self.keep_obs,
-                        pure=False)
+        data = self._submit(_w_node_data, [nd.tid for nd in nodes], self.cls, assign=assign)
+        out = []
+        for nd in nodes:
+            parts = [c.submit(_pick, f, nd.tid, pure=False) for f in data]
+            out.append(c.submit(_grow_local, parts, self.local_control, self.names,
+                                self.keep_obs, pure=False))
+        return out
 
     def grow(self) -> list[Node]:
         root = _DNode(0, 0, self.n_train, self.n1,
@@ -1181,25 +1337,32 @@ class _DaskTree:
 
 class _Locals:
     """The level's small nodes, each collected to one worker and grown there by the
-    in-memory engine, at most ``limit`` at once (each holds its node's rows)."""
+    in-memory engine.  Their rows are extracted in batches of at most ``batch_bytes``
+    (one pass over each worker's partitions per batch); a new batch starts when fewer
+    than ``limit`` subtrees are still growing."""
 
-    def __init__(self, tree: _DaskTree, nodes: list[_DNode], assign: dict, limit: int
-                 ) -> None:
+    def __init__(self, tree: _DaskTree, nodes: list[_DNode], assign: dict, limit: int,
+                 batch_bytes: int = _LOCAL_BATCH_BYTES) -> None:
         from distributed import as_completed
 
         self.tree = tree
         self.todo = list(nodes)
         self.assign = assign
         self.limit = limit
+        self.batch_rows = max(1, batch_bytes // (8 * (len(tree.names) + 2)))
         self.running = as_completed()
         self.owner: dict[str, _DNode] = {}
 
     def start(self) -> None:
         while self.todo and self.running.count() < self.limit:
-            nd = self.todo.pop(0)
-            f = self.tree._start_local(nd, self.assign)
-            self.owner[f.key] = nd
-            self.running.add(f)
+            batch = [self.todo.pop(0)]
+            rows = batch[0].nobs
+            while self.todo and rows + self.todo[0].nobs <= self.batch_rows:
+                rows += self.todo[0].nobs
+                batch.append(self.todo.pop(0))
+            for nd, f in zip(batch, self.tree._start_local(batch, self.assign), strict=True):
+                self.owner[f.key] = nd
+                self.running.add(f)
 
     def finish(self, stats: dict) -> None:
         """Wait for every subtree (starting the rest as others finish)."""
@@ -1231,7 +1394,7 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
                  local_rows: int = DEFAULT_LOCAL_ROWS,
                  gather_limit: int = DEFAULT_GATHER_LIMIT,
                  keep_obs: bool = True, collation: str = "r", verbose: bool = False,
-                 gather_questions: bool = False,
+                 gather_questions: bool = False, spill_dir: str | os.PathLike | None = None,
                  **control_kwargs: Any) -> BsnsingModel | MBsnsingModel:
     """Fit a bsnsing tree on a Dask DataFrame: :func:`pybsnsing.bsnsing` on a cluster.
 
@@ -1255,6 +1418,13 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
         gather_questions: make a large node's questions on the driver from its gathered
             rows (the first version's way; for comparisons) instead of from
             per-partition statistics.
+        spill_dir: the folder, on each worker's machine, of the design columns while the
+            fit runs: every partition's design columns (``8 p`` bytes a row) are written
+            to a file there and read back with plain reads when a pass needs them, so
+            they do not count in the workers' memory (only the class codes and a node id
+            per row stay resident).  None (the default): each worker's own local
+            directory (Dask's ``local_directory``, where it spills).  The fit's files
+            are removed when it ends, also on an error.
 
     Returns:
         the same model :func:`pybsnsing.bsnsing` returns on the same rows, with the
@@ -1272,36 +1442,69 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
     for nm, v in (("local_rows", local_rows), ("gather_limit", gather_limit)):
         if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 0:
             raise PybsnsingValueError(f"{nm} must be an integer >= 0, got {v!r}")
+    if spill_dir is not None and not isinstance(spill_dir, (str, os.PathLike)):
+        raise PybsnsingTypeError(f"spill_dir must be a path or None, got {spill_dir!r}")
     c = _client_of(client)
     t_start = time.perf_counter()
     ctrl = resolve_control(control, **control_kwargs)
     info = DaskFitInfo(n_partitions=int(data.npartitions))
+    spill = (None if spill_dir is None else os.fspath(spill_dir), _fit_id())
+    blocks: list = []
+    opts = (local_rows, gather_limit, keep_obs, verbose, info, gather_questions)
+    try:
+        tmpl, response, blocks, n_train = _setup(c, data, formula, collation, spill)
+        names = list(tmpl.names)
+        info.setup_seconds = time.perf_counter() - t_start
+        info.disk_bytes = 8 * n_train * len(names)
+        codes = np.concatenate(c.gather([c.submit(_codes, b, pure=False) for b in blocks]))
+        from ..api import call_text
+
+        call = call_text(formula, ctrl, control_kwargs)
+        model = _fit_models(c, _by_worker(c, blocks), names, ctrl, tmpl, response, codes,
+                            n_train, call, formula, opts)
+    finally:
+        _cleanup(c, blocks, spill)
+    info.total_seconds = time.perf_counter() - t_start
+    model.dask_info = info
+    return model
+
+
+def _setup(c: Any, data: Any, formula: str, collation: str, spill: tuple
+           ) -> tuple[Design, Any, list, int]:
+    """The design template (training medians set), the coded response, the partitions'
+    design blocks (imputed, columns on the workers' disks) and the training rows."""
     head, levels, y_distinct, response = _levels_and_response(data, formula, collation)
-    ylevels = list(response.levels)
     tmpl = _design_template(formula, head, levels, collation)
     names = list(tmpl.names)
-    blocks, n_train = _design_blocks(c, data, formula, collation, levels, y_distinct, names,
-                                     ylevels)
+    blocks, n_train = _design_blocks(c, data, formula, collation, levels, y_distinct,
+                                     names, list(response.levels), spill)
     blocks, tmpl.medians = _impute_blocks(c, blocks, names)
     c.run(_release_memory)  # the parquet reader's buffers, the partitions' frames
     if n_train == 0:
         raise PybsnsingValueError("data has no rows with a response")
-    info.setup_seconds = time.perf_counter() - t_start
-    codes = np.concatenate(c.gather([c.submit(lambda b: b.codes, b, pure=False)
-                                     for b in blocks]))
-    from ..api import call_text
+    return tmpl, response, blocks, n_train
 
-    call = call_text(formula, ctrl, control_kwargs)
 
-    opts = (local_rows, gather_limit, keep_obs, verbose, info, gather_questions)
+def _fit_id() -> str:
+    import uuid
+
+    return uuid.uuid4().hex
+
+
+def _codes(block: _Block) -> np.ndarray:
+    return block.codes
+
+
+def _cleanup(c: Any, blocks: list, spill: tuple) -> None:
+    """Release the blocks and remove the fit's column files on every worker (a failure
+    here warns: it must not hide the fit's own error)."""
     try:
-        model = _fit_models(c, _by_worker(c, blocks), names, ctrl, tmpl, response, codes,
-                            n_train, call, formula, opts)
-    finally:
         c.cancel(blocks)
-    info.total_seconds = time.perf_counter() - t_start
-    model.dask_info = info
-    return model
+        c.run(_remove_fit_dir, spill)
+    except Exception as exc:  # noqa: BLE001 - the cluster may be gone: warn only
+        warnings.warn(f"pybsnsing.dask: the fit's column files (pybsnsing-fit-{spill[1]}) "
+                      f"could not be removed on every worker: {exc!r}", RuntimeWarning,
+                      stacklevel=3)
 
 
 def _release_memory() -> None:
@@ -1405,13 +1608,14 @@ def _design_template(formula: str, head: pd.DataFrame, levels: dict[str, list[st
 
 def _design_blocks(c: Any, data: Any, formula: str, collation: str,
                    levels: dict[str, list[str]], y_distinct: pd.Series, names: list[str],
-                   ylevels: list) -> tuple[list, int]:
-    """The partitions' design blocks on the workers (row offsets set), and the rows."""
+                   ylevels: list, spill: tuple) -> tuple[list, int]:
+    """The partitions' design blocks on the workers (row offsets set; their columns in
+    files of the fit's folder ``spill``), and the rows."""
     from dask import delayed
 
     parts = data.to_delayed()
     blocks0 = [delayed(_design_part)(p, formula, collation, levels, y_distinct, names,
-                                     ylevels) for p in parts]
+                                     ylevels, spill) for p in parts]
     blocks0 = c.compute(blocks0)
     lens = c.gather([c.submit(_block_len, b, pure=False) for b in blocks0])
     offs = np.cumsum([0] + list(lens))[:-1].tolist()
