@@ -10,10 +10,12 @@ memory_limit="2GiB")``, against the in-memory engine on the same rows.
 
 For each size: the parquet data set is written once (``--dir``, in files of ``--file-rows``
 rows, 250 000 by default: one Dask partition per file), the Dask fit runs (seconds per
-level, MB gathered to / sent from the driver, the workers' peak memory as the scheduler
-reports it every 0.5 s), then the in-memory fit of the same rows (``pd.read_parquet`` +
-:func:`pybsnsing.bsnsing`), and the two trees are compared node for node.  Results are
-appended to ``bench/results/dask.txt`` and one line per fit to ``bench/results/dask.csv``.
+level, MB gathered to / sent from the driver, the workers' peak memory (process RSS, what
+the 2 GiB limit measures) as the scheduler reports it every 0.5 s, overall and per worker,
+and the workers seen: a nanny restart brings a new one), then the in-memory fit of the
+same rows (``pd.read_parquet`` + :func:`pybsnsing.bsnsing`), and the two trees are
+compared node for node.  Results are appended to ``bench/results/dask.txt`` and one
+line per fit to ``bench/results/dask.csv``.
 ``--no-external`` fits with ``import_external=False``: then no rows of a large node move
 (with the default, rpart's questions gather each large node's columns to the driver).
 
@@ -25,6 +27,7 @@ columns; ``y = x1 + x2 x3 - x4/2 + (x5 > 1)/2 + N(0, 1/2) > 0``; ``bench/_data.p
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
@@ -61,12 +64,15 @@ def write_parquet(folder: Path, n: int, seed: int = 2024, file_rows: int = FILE_
 
 
 class MemoryWatch:
-    """The largest worker memory the scheduler reports while the fit runs."""
+    """The worker memory (process RSS) the scheduler reports every ``every`` seconds
+    while the fit runs: the largest overall, the peak of each worker, and the workers
+    seen (a nanny restart brings a worker with a new address)."""
 
     def __init__(self, client, every: float = 0.5) -> None:
         self.client = client
         self.every = every
         self.peak = 0
+        self.per_worker: dict[str, int] = {}  # address -> peak memory
         self.samples: list[tuple[float, int]] = []  # (time, largest worker memory)
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
@@ -75,12 +81,21 @@ class MemoryWatch:
         while not self._stop.is_set():
             try:
                 info = self.client.scheduler_info()
-                mem = max(int(w["metrics"]["memory"]) for w in info["workers"].values())
+                mems = {a: int(w["metrics"]["memory"]) for a, w in info["workers"].items()}
+                for a, m in mems.items():
+                    self.per_worker[a] = max(self.per_worker.get(a, 0), m)
+                mem = max(mems.values())
                 self.peak = max(self.peak, mem)
                 self.samples.append((time.time(), mem))
             except Exception:  # the cluster closing
                 pass
             self._stop.wait(self.every)
+
+    def summary(self, n_workers: int) -> str:
+        peaks = ", ".join(f"{a.rsplit(':', 1)[-1]}: {m / 2**20:.0f}"
+                          for a, m in sorted(self.per_worker.items()))
+        return (f"peak per worker (port: MiB) {peaks}; workers seen {len(self.per_worker)} "
+                f"for {n_workers} (restarts: {len(self.per_worker) - n_workers})")
 
     def __enter__(self) -> MemoryWatch:
         self._t.start()
@@ -115,13 +130,22 @@ def write_frame(df: pd.DataFrame, out: Path, file_rows: int = FILE_ROWS) -> Path
 
 CSV_FIELDS = ["date", "data", "rows", "partitions", "external", "max_rules", "local_rows",
               "dask_s", "setup_s", "inmemory_s", "same", "peak_mib", "gathered_mb",
-              "sent_mb", "levels", "question_rounds", "rpart_rows"]
+              "sent_mb", "levels", "question_rounds", "rpart_rows", "restarts"]
 
 
 def record(path: Path, row: dict) -> None:
+    """Append a row to the csv (an older header without the newer fields: rewritten)."""
     import csv
 
     new = not path.exists()
+    if not new:
+        with path.open(newline="") as fh:
+            old = list(csv.DictReader(fh))
+        if old and list(old[0]) != CSV_FIELDS:
+            with path.open("w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=CSV_FIELDS)
+                w.writeheader()
+                w.writerows({k: r.get(k, "") for k in CSV_FIELDS} for r in old)
     with path.open("a", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=CSV_FIELDS)
         if new:
@@ -160,6 +184,78 @@ def plot(csv_path: Path, out: Path) -> None:
     fig.savefig(out, dpi=110)
 
 
+def load() -> str:
+    la = os.getloadavg()
+    return f"load average {la[0]:.1f} {la[1]:.1f} {la[2]:.1f}"
+
+
+def fit_one(args, folder: Path, n: int, data: str, lr: int, inmemory: bool, say) -> None:
+    """One Dask fit (and the in-memory fit of the same rows when ``inmemory``)."""
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    from pybsnsing.dask import bsnsing_dask
+
+    ext = not args.no_external
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      memory_limit="2GiB", dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        ddf = dd.read_parquet(str(folder))
+        say(f"# start {time.strftime('%H:%M')}, {load()}")
+        with MemoryWatch(client) as mw:
+            t = time.perf_counter()
+            model = bsnsing_dask("y ~ .", ddf, client, max_rules=args.max_rules,
+                                 local_rows=lr, keep_obs=n <= 2_000_000,
+                                 import_external=ext, verbose=args.verbose,
+                                 spill_dir=args.spill_dir)
+            t_dask = time.perf_counter() - t
+        info = model.dask_info
+        say(f"dask fit (local_rows={lr}, import_external={ext}): {t_dask:.1f}s (setup "
+            f"{info.setup_seconds:.1f}s, {info.n_partitions} partitions), "
+            f"{model.n_splits} splits, {model.n_leaves} leaves; worker peak memory "
+            f"{mw.peak / 2**20:.0f} MiB (limit 2048 MiB); {mw.summary(2)}; end {load()}")
+        say(level_table(info, mw.samples))
+        gathered = sum(d["bytes_gathered"] for d in info.levels)
+        sent = sum(d["bytes_sent"] for d in info.levels)
+        rounds = sum(d.get("question_rounds", 0) for d in info.levels)
+        rp = sum(d.get("rpart_rows", 0) for d in info.levels)
+        say(f"bytes moved: {gathered / 1e6:.0f} MB to the driver "
+            f"({gathered / (n * 10 * 8):.3f} x the design matrix), {sent / 1e6:.1f} MB "
+            f"from it; {rounds} question rounds; rows gathered for rpart: {rp}; design "
+            f"columns on the workers' disks: {info.disk_bytes / 1e6:.0f} MB")
+    row = dict(date=time.strftime("%Y-%m-%d %H:%M"), data=data, rows=n,
+               partitions=info.n_partitions, external=int(ext),
+               max_rules=args.max_rules, local_rows=lr, dask_s=round(t_dask, 1),
+               setup_s=round(info.setup_seconds, 1), peak_mib=round(mw.peak / 2**20),
+               gathered_mb=round(gathered / 1e6, 1), sent_mb=round(sent / 1e6, 1),
+               levels=len(info.levels), question_rounds=rounds, rpart_rows=rp,
+               restarts=len(mw.per_worker) - 2)
+    if inmemory:
+        row.update(inmemory_fit(args, folder, n, model, t_dask, say))
+    record(args.out.with_suffix(".csv"), row)
+
+
+def inmemory_fit(args, folder: Path, n: int, model, t_dask: float, say) -> dict:
+    """The in-memory fit of the same rows, compared with the Dask tree node for node."""
+    import pybsnsing
+
+    ext = not args.no_external
+    t = time.perf_counter()
+    df = pd.read_parquet(folder)
+    t_read = time.perf_counter() - t
+    t = time.perf_counter()
+    ref = pybsnsing.bsnsing("y ~ .", df, max_rules=args.max_rules, import_external=ext)
+    t_mem = time.perf_counter() - t
+    same = ref.tree_signature() == model.tree_signature() and \
+        str(ref.summary()) == str(model.summary())
+    if n <= 2_000_000:
+        same = same and all(a.to_dict(include_obs=True) == b.to_dict(include_obs=True)
+                            for a, b in zip(ref.nodes, model.nodes, strict=True))
+    say(f"in-memory fit: {t_mem:.1f}s (+ read {t_read:.1f}s); dask / in-memory = "
+        f"{t_dask / t_mem:.2f}; same tree node for node: {same}; {load()}")
+    return dict(inmemory_s=round(t_mem, 1), same=same)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, nargs="+", default=[1_000_000])
@@ -175,6 +271,9 @@ def main() -> None:
                     help="shared/data/tabular/synthetic1m: Dask tree == in-memory tree")
     ap.add_argument("--plot", action="store_true", help="only draw the scaling plot")
     ap.add_argument("--verbose", action="store_true", help="one line per level (stderr)")
+    ap.add_argument("--spill-dir", default=None,
+                    help="bsnsing_dask(spill_dir=...): the workers' folder of the design "
+                         "columns (default: each worker's local directory)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "dask.txt")
     args = ap.parse_args()
     csv_path = args.out.with_suffix(".csv")
@@ -182,11 +281,6 @@ def main() -> None:
         plot(csv_path, args.out.with_name(args.out.stem + "_scaling.png"))
         return
 
-    import dask.dataframe as dd
-    from distributed import Client, LocalCluster
-
-    import pybsnsing
-    from pybsnsing.dask import bsnsing_dask
     from pybsnsing.dask._fit import DEFAULT_LOCAL_ROWS
 
     local_rows = DEFAULT_LOCAL_ROWS if args.local_rows is None else args.local_rows
@@ -201,53 +295,7 @@ def main() -> None:
             fh.write(s + "\n")
 
     def fit(folder: Path, n: int, data: str, lr: int, inmemory: bool) -> None:
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          memory_limit="2GiB", dashboard_address=None) as cluster, \
-                Client(cluster) as client:
-            ddf = dd.read_parquet(str(folder))
-            with MemoryWatch(client) as mw:
-                t = time.perf_counter()
-                model = bsnsing_dask("y ~ .", ddf, client, max_rules=args.max_rules,
-                                     local_rows=lr, keep_obs=n <= 2_000_000,
-                                     import_external=ext, verbose=args.verbose)
-                t_dask = time.perf_counter() - t
-            info = model.dask_info
-            say(f"dask fit (local_rows={lr}, import_external={ext}): {t_dask:.1f}s (setup "
-                f"{info.setup_seconds:.1f}s, {info.n_partitions} partitions), "
-                f"{model.n_splits} splits, {model.n_leaves} leaves; worker peak memory "
-                f"{mw.peak / 2**20:.0f} MiB (limit 2048 MiB)")
-            say(level_table(info, mw.samples))
-            gathered = sum(d["bytes_gathered"] for d in info.levels)
-            sent = sum(d["bytes_sent"] for d in info.levels)
-            rounds = sum(d.get("question_rounds", 0) for d in info.levels)
-            rp = sum(d.get("rpart_rows", 0) for d in info.levels)
-            say(f"bytes moved: {gathered / 1e6:.0f} MB to the driver "
-                f"({gathered / (n * 10 * 8):.3f} x the design matrix), {sent / 1e6:.1f} MB "
-                f"from it; {rounds} question rounds; rows gathered for rpart: {rp}")
-        row = dict(date=time.strftime("%Y-%m-%d %H:%M"), data=data, rows=n,
-                   partitions=info.n_partitions, external=int(ext),
-                   max_rules=args.max_rules, local_rows=lr, dask_s=round(t_dask, 1),
-                   setup_s=round(info.setup_seconds, 1), peak_mib=round(mw.peak / 2**20),
-                   gathered_mb=round(gathered / 1e6, 1), sent_mb=round(sent / 1e6, 1),
-                   levels=len(info.levels), question_rounds=rounds, rpart_rows=rp)
-        if inmemory:
-            t = time.perf_counter()
-            df = pd.read_parquet(folder)
-            t_read = time.perf_counter() - t
-            t = time.perf_counter()
-            ref = pybsnsing.bsnsing("y ~ .", df, max_rules=args.max_rules,
-                                    import_external=ext)
-            t_mem = time.perf_counter() - t
-            same = ref.tree_signature() == model.tree_signature() and \
-                str(ref.summary()) == str(model.summary())
-            if n <= 2_000_000:
-                same = same and all(a.to_dict(include_obs=True) == b.to_dict(include_obs=True)
-                                    for a, b in zip(ref.nodes, model.nodes, strict=True))
-            say(f"in-memory fit: {t_mem:.1f}s (+ read {t_read:.1f}s); dask / in-memory = "
-                f"{t_dask / t_mem:.2f}; same tree node for node: {same}")
-            row.update(inmemory_s=round(t_mem, 1), same=same)
-            del df, ref
-        record(csv_path, row)
+        fit_one(args, folder, n, data, lr, inmemory, say)
 
     say(f"\n== bench_dask {time.strftime('%Y-%m-%d %H:%M')}  max_rules={args.max_rules} "
         f"import_external={ext}  LocalCluster(n_workers=2, threads_per_worker=1, "
