@@ -79,9 +79,19 @@ def _warm_enum() -> None:
         enum_search(B, y, max_rules=max_rules, node_size=1)
 
 
+def _warm_large_nodes() -> None:
+    """The one-pass split of a large node's sorted orders (tree.Grower.partition)."""
+    from .kernels.packing import split_orders
+
+    ordm = np.array([[0, 1, 2], [2, 1, 0]], dtype=np.int64)
+    split_orders(ordm, np.array([True, False, True]), np.empty(5, np.int64),
+                 np.empty(3, np.int64))
+
+
 def _warm_parallel() -> None:
     from .search import enum_search
 
+    _warm_large_nodes()
     B, y = _tiny_answers()
     # the parallel kernels (Gram matrices, stored and last levels) that large nodes use
     with _parallel_everywhere():
@@ -196,6 +206,7 @@ def _later_stage(stage: str) -> None:
     if stage in ("mr3", "mr4"):
         grow_tree(X, names, y, bscontrol(max_rules=3 if stage == "mr3" else 4))
         return
+    _warm_large_nodes()
     with _parallel_everywhere():
         grow_tree(X, names, y, bscontrol(max_rules=4))
 

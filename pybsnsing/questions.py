@@ -903,6 +903,32 @@ def _factor_map(factor_cols: Sequence[int] | None,
     return fcols
 
 
+def stable_argsort(x: np.ndarray) -> np.ndarray:
+    """``np.argsort(x, kind="stable")`` of a 1-d numeric array, the same permutation
+    faster: numpy's unstable sort (SIMD on x86, about 5x faster than the stable merge sort
+    on a million doubles), then the equal values (and NaNs, which sort last) put back in
+    index order by one sort of (run, index) keys when there are any."""
+    x = np.asarray(x)
+    n = x.shape[0]
+    if n < 2 or x.dtype.kind not in "fiu" or n > 3_000_000_000:
+        return np.argsort(x, kind="stable")
+    o = np.argsort(x, kind="quicksort")
+    xs = x[o]
+    tie = xs[1:] == xs[:-1]
+    if x.dtype.kind == "f":
+        nan = np.isnan(xs[-1:])
+        if nan[0]:  # the trailing NaNs are one run
+            tie |= np.isnan(xs[1:]) & np.isnan(xs[:-1])
+    if not tie.any():
+        return o
+    run = np.empty(n, np.int64)
+    run[0] = 0
+    np.cumsum(~tie, out=run[1:])
+    key = run * n + o
+    key.sort()
+    return key % n
+
+
 def _order_matrix(X: np.ndarray, orders: Sequence[np.ndarray | None] | None) -> np.ndarray:
     """(p, n) stable sort orders of the columns of ``X``; a given ``orders[j]`` is used as
     it is (checked for its shape only)."""
@@ -911,7 +937,7 @@ def _order_matrix(X: np.ndarray, orders: Sequence[np.ndarray | None] | None) -> 
     for j in range(p):
         order = orders[j] if orders is not None else None
         if order is None:
-            ordm[j] = np.argsort(X[:, j], kind="stable")
+            ordm[j] = stable_argsort(X[:, j])
         else:
             if np.shape(order) != (n,):
                 raise PybsnsingValueError(

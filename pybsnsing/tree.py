@@ -50,6 +50,7 @@ from .questions import (
     plain_names,
     question_set_from_orders,
     r_segments,
+    stable_argsort,
 )
 from .rnames import read_quoted
 from .rules import evaluate_rule
@@ -281,7 +282,7 @@ class Grower:
         ordm = np.empty((p, n), dtype=np.int64)
 
         def sort(j: int) -> None:
-            ordm[j] = np.argsort(self.X[:, j], kind="stable")
+            ordm[j] = stable_argsort(self.X[:, j])
 
         width = min(p, int(numba.get_num_threads())) if n >= CONCURRENT_MIN_ROWS else 1
         if width > 1:  # numpy sorts without the GIL: one column per thread
@@ -297,9 +298,19 @@ class Grower:
     def partition(self, ordm: np.ndarray, rows_left: np.ndarray, want_left: bool,
                   want_right: bool) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Split the node's sorted lists into the children's (stable: ties keep order)."""
-        p = ordm.shape[0]
+        p, n = ordm.shape
         g = self.gmask
         g[rows_left] = True
+        if n >= CONCURRENT_MIN_ROWS:  # large nodes: one numba pass
+            from .kernels.packing import split_orders
+
+            nl = rows_left.shape[0]
+            left = np.empty(p * nl + 1, np.int64)
+            right = np.empty(p * (n - nl) + 1, np.int64)
+            split_orders(ordm, g, left, right)
+            g[rows_left] = False
+            return (left[:-1].reshape(p, nl) if want_left else None,
+                    right[:-1].reshape(p, n - nl) if want_right else None)
         sel = g.take(ordm)
         g[rows_left] = False
         left = ordm[sel].reshape(p, -1) if want_left else None

@@ -54,7 +54,7 @@ import numpy as np
 
 from .control import BsControl
 from .errors import InvalidParameterError
-from .questions import NodeRows, QuestionSet
+from .questions import NodeRows, QuestionSet, stable_argsort
 from .rules import evaluate_rule
 from .search import GRAM_MAX_COLS, enum_levels
 from .tree import Grower, Node, NodeColumns, grow_nodes, grow_tree, prepare_kernels
@@ -609,7 +609,7 @@ def grow_weighted_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: 
     zero = np.flatnonzero(w == 0)
     ordm0 = np.empty((Xf.shape[1], live.shape[0]), dtype=np.int64)
     for j in range(Xf.shape[1]):
-        ordm0[j] = live[np.argsort(Xf[live, j], kind="stable")]
+        ordm0[j] = live[stable_argsort(Xf[live, j])]
     root = grower.make_node(0, -1, 0, live)
     if root.n1 == 0 or root.n0 == 0:  # a pure root is a leaf (children are never pure)
         nodes = [root]

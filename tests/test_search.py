@@ -341,7 +341,8 @@ def test_kernels_compile_once():
     # one signature per kernel (the serial and parallel loops call the phase kernels with
     # the same argument types); the level drivers get a second one only when a level is
     # large enough for the parallel code (par=True instead of None)
-    for disp in (K.popcount_rows, K._gram_serial, K._gram_parallel, K.level_one,
+    for disp in (K.popcount_rows, K._gram_serial, K._gram_parallel, K._gram_blocked,
+                 K._gram_strip, K.level_one,
                  K._stored_phase1, K._last_phase1, K._last_phase1_k2, K._fill_chunk):
         assert len(disp.signatures) <= 1, disp
     # level 2 gets a second one when it stores its children (store=True instead of None)
@@ -352,6 +353,22 @@ def test_kernels_compile_once():
     # each serial or parallel
     assert len(K._last_level.signatures) <= 4
     assert len({str(s[:-5]) for s in K._last_level.signatures}) <= 1
+
+
+@pytest.mark.parametrize("m,W", [(1, 3), (2, 1), (5, 7), (13, 40), (64, 130), (130, 9)])
+def test_gram_kernels_equal_numpy(m, W):
+    """The pair-by-pair, the 4 x 4 blocked and the parallel blocked Gram matrices are
+    the AND-popcounts of every pair of rows, computed with numpy (diagonal 0)."""
+    rng = np.random.default_rng(m * 1000 + W)
+    X = rng.integers(0, 2**63, size=(m, W), dtype=np.uint64)
+    X[:, -1] &= np.uint64(2**40 - 1)  # padding-like last words
+    bits = np.unpackbits(X.view(np.uint8), axis=1).astype(np.int64)
+    ref = bits @ bits.T
+    np.fill_diagonal(ref, 0)
+    for kernel in (K._gram_serial, K._gram_blocked, K._gram_parallel):
+        G = np.zeros((m, m), np.int32)
+        kernel(X, G)
+        assert np.array_equal(G, ref), kernel
 
 
 # ---------------------------------------------------------------------------------------

@@ -217,3 +217,28 @@ def test_warmup_and_lazy_numba_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_large_node_partition_equals_the_numpy_split(seed, monkeypatch):
+    """Grower.partition's one-pass numba split of large nodes (kernels.packing.
+    split_orders) gives the children's sorted lists of the boolean-mask path."""
+    import pybsnsing.tree as T
+
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(50, 3000)), int(rng.integers(1, 6))
+    X = np.round(rng.normal(size=(n, p)), 1)
+    y = rng.integers(0, 2, n)
+    g = T.Grower(X, [f"x{j}" for j in range(p)], y, bscontrol(), 1)
+    ordm = g.root_orders()
+    for want in ((True, True), (True, False), (False, True)):
+        rows_left = np.flatnonzero(rng.random(n) < rng.uniform(0, 1))
+        monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 10**9)
+        ref = g.partition(ordm, rows_left, *want)
+        monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
+        got = g.partition(ordm, rows_left, *want)
+        for a, b in zip(got, ref, strict=True):
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+        assert not g.gmask.any()

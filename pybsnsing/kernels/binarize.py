@@ -129,14 +129,14 @@ def node_questions_kernel(
     for k in range(5):
         status[k] = 0
     ox = np.empty(n, np.float64)
+    oy = np.empty(n, np.uint8)  # the labels in the column's order (one gather)
+    # the kept cuts: value and #(x <= c) of the > cuts, value and #(x < c) of the < cuts
     gcut = np.empty(n, np.float64)
     lcut = np.empty(n, np.float64)
-    # per cut: #(x < c) and #(x <= c) of the > cuts (glt, gle) and < cuts (llt, lle)
-    glt = np.empty(n + 1, np.int64)
     gle = np.empty(n + 1, np.int64)
     llt = np.empty(n + 1, np.int64)
-    lle = np.empty(n + 1, np.int64)
-    keep = np.empty(n, np.int64)
+    gpos = np.empty(n, np.int64)  # positions of the > and < cuts
+    lpos = np.empty(n, np.int64)
     cls = np.empty(p, np.int64)  # 0: inequalities only, 1: also factor-like, 2: binary
     k0s = np.empty(p, np.int64)
     m = 0  # questions written
@@ -148,12 +148,29 @@ def node_questions_kernel(
         n1 = 0
         k0 = 0  # #(x <= 0)
         k1 = 0  # #(x < 1)
+        nuniq = 0
+        # class extremes (R compares y == 1)
+        min1 = max1 = min0 = max0 = 0.0
+        s1 = s0 = False
         for i in range(n):
             rid = oj[i]
             v = xj[rid]
+            yi = y[rid]
             ox[i] = v
-            if y[rid] == 1:
+            oy[i] = yi
+            if i == 0 or v != ox[i - 1]:
+                nuniq += 1
+            if yi == 1:
                 n1 += 1
+                if not s1:
+                    min1 = v
+                    s1 = True
+                max1 = v
+            else:
+                if not s0:
+                    min0 = v
+                    s0 = True
+                max0 = v
             if v <= 0.0:
                 k0 += 1
             if v < 1.0:
@@ -169,21 +186,6 @@ def node_questions_kernel(
             status[0] = NQ_FALLBACK
             status[1] = j
             return cols, kinds, base, proc, rptr, vals, rlo, rhi, status
-        # class extremes (R compares y == 1)
-        min1 = max1 = min0 = max0 = 0.0
-        s1 = s0 = False
-        for i in range(n):
-            v = ox[i]
-            if y[oj[i]] == 1:
-                if not s1:
-                    min1 = v
-                    s1 = True
-                max1 = v
-            else:
-                if not s0:
-                    min0 = v
-                    s0 = True
-                max0 = v
         if (min0 < min1 and max0 < min1) or (min1 < min0 and max1 < min0):
             if keep_perfect:  # (the perfect rule of quirk Q5: built column by column)
                 status[0] = NQ_FALLBACK
@@ -211,66 +213,114 @@ def node_questions_kernel(
                 status[0] = NQ_TRIMMED
                 status[1] = j
                 return cols, kinds, base, proc, rptr, vals, rlo, rhi, status
+            # A cut c = (x[i] + x[i+1]) / 2 between two distinct values whose labels
+            # differ: a > cut where the upper row is the target, else a < cut. Their
+            # positions i, ascending (written without branches: most positions are cuts
+            # in noisy data).
             g = 0
             el = 0
-            t1 = y[oj[start]] == target
+            t1 = oy[start] == target
             for i in range(start, stop - 1):
                 t0 = t1
-                t1 = y[oj[i + 1]] == target
-                if ox[i] != ox[i + 1] and t0 != t1:
+                t1 = oy[i + 1] == target
+                cut = (t0 != t1) & (ox[i] != ox[i + 1])
+                gpos[g] = i
+                lpos[el] = i
+                g += cut & t1
+                el += cut & (not t1)
+            for d in range(2):  # R's thinning: the > cuts (walking up), the < cuts (down)
+                upw = d == 0
+                mc = g if upw else el
+                if mc == 0:
+                    continue
+                bsize = -1  # (mc <= segs: every cut kept)
+                if mc > segs:  # the bin size: R's round() (half to even) of count / segs
+                    i = gpos[g - 1] if upw else lpos[0]
                     c = (ox[i] + ox[i + 1]) / 2
-                    # #(x < c), #(x <= c): i + 1 unless c rounded onto ox[i] or ox[i + 1]
                     a = i + 1
                     while a > 0 and ox[a - 1] >= c:
                         a -= 1
                     b = i + 1
                     while b < n and ox[b] <= c:
                         b += 1
-                    if t1:
-                        gcut[g] = c
-                        glt[g] = a
-                        gle[g] = b
-                        g += 1
-                    else:
-                        lcut[el] = c
-                        llt[el] = a
-                        lle[el] = b
-                        el += 1
-            for d in range(2):  # R's thinning: the > cuts, then the < cuts
-                mc = g if d == 0 else el
-                if mc <= segs:
-                    continue
-                cut = gcut if d == 0 else lcut
-                clt = glt if d == 0 else llt
-                cle = gle if d == 0 else lle
-                # the bin size: R's round() (half to even) of a count / segs
-                num = clt[mc - 1] if d == 0 else n - cle[0]
-                bsize = num // segs
-                rem = 2 * (num - bsize * segs)
-                if rem > segs or (rem == segs and bsize % 2 == 1):
-                    bsize += 1
-                for i in range(mc):
-                    keep[i] = 0
-                _thin(clt, cle, mc, n, bsize, d == 0, keep)
+                    num = a if upw else n - b
+                    bsize = num // segs
+                    rem = 2 * (num - bsize * segs)
+                    if rem > segs or (rem == segs and bsize % 2 == 1):
+                        bsize += 1
+                # R keeps a cut when at least bsize values lie strictly between it and
+                # the previously kept one (or the end the walk starts from); the last cut
+                # of the walk is always kept; then cuts %in% kept cuts: a run of equal
+                # cuts (same value, same counts) stays together.
+                pa = -1  # counts of the previously kept cut (pa < 0: none yet)
+                pb = 0
                 out = 0
-                i = 0
-                while i < mc:  # R's cuts %in% kept cuts: equal values stay together
-                    e = i + 1
-                    kept = keep[i]
-                    while e < mc and cut[e] == cut[i]:
-                        kept |= keep[e]
-                        e += 1
+                gn = 0  # the pending run of equal cuts: value, counts, length, kept
+                gc = 0.0
+                ga = 0
+                gb = 0
+                gk = False
+                for t in range(mc):
+                    i = gpos[t] if upw else lpos[mc - 1 - t]
+                    c = (ox[i] + ox[i + 1]) / 2
+                    a = i + 1  # #(x < c), #(x <= c): i + 1 unless c rounds onto a value
+                    while a > 0 and ox[a - 1] >= c:
+                        a -= 1
+                    b = i + 1
+                    while b < n and ox[b] <= c:
+                        b += 1
+                    if t == mc - 1 or bsize < 0:
+                        kept = True
+                    else:
+                        if pa < 0:
+                            cnt = a if upw else n - b
+                        else:
+                            cnt = a - pb if upw else pa - b
+                            if cnt < 0:
+                                cnt = 0
+                        kept = cnt >= bsize
                     if kept:
-                        for t in range(i, e):
-                            cut[out] = cut[t]
-                            clt[out] = clt[t]
-                            cle[out] = cle[t]
+                        pa = a
+                        pb = b
+                    if gn > 0 and c == gc:
+                        gn += 1
+                        gk = gk or kept
+                        continue
+                    if gn > 0 and gk:
+                        for _ in range(gn):
+                            if upw:
+                                gcut[out] = gc
+                                gle[out] = gb
+                            else:
+                                lcut[out] = gc
+                                llt[out] = ga
                             out += 1
-                    i = e
-                if d == 0:
+                    gn = 1
+                    gc = c
+                    ga = a
+                    gb = b
+                    gk = kept
+                if gn > 0 and gk:
+                    for _ in range(gn):
+                        if upw:
+                            gcut[out] = gc
+                            gle[out] = gb
+                        else:
+                            lcut[out] = gc
+                            llt[out] = ga
+                        out += 1
+                if upw:
                     g = out
-                else:
+                else:  # walked down: ascending order
                     el = out
+                    for k in range(out // 2):
+                        o = out - 1 - k
+                        cv = lcut[k]
+                        lcut[k] = lcut[o]
+                        lcut[o] = cv
+                        cn = llt[k]
+                        llt[k] = llt[o]
+                        llt[o] = cn
             # x > c: positions #(x <= c)..n-1, nested suffixes (base: the next larger cut)
             for k in range(g):
                 q = m + k
@@ -297,10 +347,6 @@ def node_questions_kernel(
                 rptr[q + 1] = r + k + 1
             m += el
             r += el
-        nuniq = 1
-        for i in range(n - 1):
-            if ox[i + 1] != ox[i]:
-                nuniq += 1
         if nuniq <= num2factor:
             if nuniq > nseg_factor:
                 status[0] = NQ_NSEG_FACTOR
@@ -310,9 +356,9 @@ def node_questions_kernel(
             cls[j] = 1
     # factor-like columns: x=='v' for every value in order of first appearance, then one
     # x%in%c(...) of the values with fewer than bin_size rows (ascending)
-    starts = glt  # scratch: run starts, first rows, runs by first appearance
-    firsts = gle
-    appear = llt
+    starts = gle  # scratch: run starts, first rows, runs by first appearance
+    firsts = llt
+    appear = gpos
     for j in range(p):
         if cls[j] != 1:
             continue

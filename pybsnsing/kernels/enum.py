@@ -215,6 +215,82 @@ def popcount_rows(X):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _gram_put(G, m, i, j, s):
+    if i < j and j < m:
+        G[i, j] = np.int32(s)
+        G[j, i] = np.int32(s)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _gram_block(X, G, bi, bj):
+    """``G`` over rows ``4 bi .. 4 bi + 3`` x ``4 bj .. 4 bj + 3`` (above the diagonal):
+    sixteen popcount sums in one pass over the words, so that each word loaded serves four
+    pairs (the pair-by-pair loop was bound by the cache's bandwidth, one word per pair;
+    this is 2.5-4x faster on a large node). Rows past the end repeat the last row (their
+    sums are not written)."""
+    m, W = X.shape
+    i0 = 4 * bi
+    j0 = 4 * bj
+    i1 = i0 + 1 if i0 + 1 < m else m - 1
+    i2 = i0 + 2 if i0 + 2 < m else m - 1
+    i3 = i0 + 3 if i0 + 3 < m else m - 1
+    j1 = j0 + 1 if j0 + 1 < m else m - 1
+    j2 = j0 + 2 if j0 + 2 < m else m - 1
+    j3 = j0 + 3 if j0 + 3 < m else m - 1
+    s00 = s01 = s02 = s03 = s10 = s11 = s12 = s13 = np.uint64(0)
+    s20 = s21 = s22 = s23 = s30 = s31 = s32 = s33 = np.uint64(0)
+    for w in range(W):
+        a0 = X[i0, w]
+        a1 = X[i1, w]
+        a2 = X[i2, w]
+        a3 = X[i3, w]
+        b0 = X[j0, w]
+        b1 = X[j1, w]
+        b2 = X[j2, w]
+        b3 = X[j3, w]
+        s00 += popcnt(a0 & b0)
+        s01 += popcnt(a0 & b1)
+        s02 += popcnt(a0 & b2)
+        s03 += popcnt(a0 & b3)
+        s10 += popcnt(a1 & b0)
+        s11 += popcnt(a1 & b1)
+        s12 += popcnt(a1 & b2)
+        s13 += popcnt(a1 & b3)
+        s20 += popcnt(a2 & b0)
+        s21 += popcnt(a2 & b1)
+        s22 += popcnt(a2 & b2)
+        s23 += popcnt(a2 & b3)
+        s30 += popcnt(a3 & b0)
+        s31 += popcnt(a3 & b1)
+        s32 += popcnt(a3 & b2)
+        s33 += popcnt(a3 & b3)
+    _gram_put(G, m, i0, j0, s00)
+    _gram_put(G, m, i0, j0 + 1, s01)
+    _gram_put(G, m, i0, j0 + 2, s02)
+    _gram_put(G, m, i0, j0 + 3, s03)
+    _gram_put(G, m, i0 + 1, j0, s10)
+    _gram_put(G, m, i0 + 1, j0 + 1, s11)
+    _gram_put(G, m, i0 + 1, j0 + 2, s12)
+    _gram_put(G, m, i0 + 1, j0 + 3, s13)
+    _gram_put(G, m, i0 + 2, j0, s20)
+    _gram_put(G, m, i0 + 2, j0 + 1, s21)
+    _gram_put(G, m, i0 + 2, j0 + 2, s22)
+    _gram_put(G, m, i0 + 2, j0 + 3, s23)
+    _gram_put(G, m, i0 + 3, j0, s30)
+    _gram_put(G, m, i0 + 3, j0 + 1, s31)
+    _gram_put(G, m, i0 + 3, j0 + 2, s32)
+    _gram_put(G, m, i0 + 3, j0 + 3, s33)
+
+
+# compiled once, called by both drivers (inlined, the parallel driver took 8 s to compile)
+@njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True)
+def _gram_strip(X, G, bi):
+    nb = (X.shape[0] + 3) // 4
+    for bj in range(bi, nb):
+        _gram_block(X, G, bi, bj)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _gram_row(X, G, i):
     m, W = X.shape
     for j in range(i + 1, m):
@@ -227,19 +303,32 @@ def _gram_row(X, G, i):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _gram_serial(X, G):
+    """Pair by pair: small nodes (a short compile, on the first fit's path)."""
     for i in range(X.shape[0]):
         _gram_row(X, G, i)
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _gram_blocked(X, G):
+    """In blocks of 4 x 4 rows: large nodes (compiled at the first large node)."""
+    for bi in range((X.shape[0] + 3) // 4):
+        _gram_strip(X, G, bi)
+
+
 @njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def _gram_parallel(X, G):
-    m = X.shape[0]
-    # pair rows from both ends so the threads get equal work
-    half = (m + 1) // 2
+    nb = (X.shape[0] + 3) // 4
+    # pair strips from both ends so the threads get equal work
+    half = (nb + 1) // 2
     for r in prange(half):
-        _gram_row(X, G, r)
-        if m - 1 - r != r:
-            _gram_row(X, G, m - 1 - r)
+        b = np.int64(r)  # (prange's index may be unsigned: one signature of the strip)
+        _gram_strip(X, G, b)
+        if nb - 1 - b != b:
+            _gram_strip(X, G, nb - 1 - b)
+
+
+#: word pairs (twice) from which the serial Gram matrix is computed in blocks
+GRAM_BLOCK_WORK = 1 << 22
 
 
 def gram_counts(X, parallel):
@@ -248,11 +337,13 @@ def gram_counts(X, parallel):
     The diagonal is left 0 (it is ``popcount_rows``). Chosen here, in Python, so that
     the parallel kernel is compiled only by the first search that uses it.
     """
-    m = X.shape[0]
+    m, W = X.shape
     G = np.zeros((m, m), np.int32)
     if parallel:
         wait_stage("parallel")  # a first fit's background compile (pybsnsing._coldstart)
         _gram_parallel(X, G)
+    elif m * m * W >= GRAM_BLOCK_WORK:
+        _gram_blocked(X, G)
     else:
         _gram_serial(X, G)
     return G

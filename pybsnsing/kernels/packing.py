@@ -12,6 +12,8 @@ question sources of the tree write into that layout without an n x m matrix:
   suffix of a sorted order (:func:`cut_positions` finds where a cut falls,
   :func:`pack_prefix_suffix` packs);
 * questions given as a dense 0/1 matrix (R's rpart through rpy2; :func:`pack_dense_into`).
+
+:func:`split_orders` splits a large node's sorted orders into its children's.
 """
 
 from __future__ import annotations
@@ -87,6 +89,11 @@ def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
     answers YES, likewise the other class with ``slot == -1 - s`` (see
     :func:`node_slots`).  Row ids in ``ordm`` index ``slot``.
     """
+    # the slots of a column's rows in its sorted order, gathered once per column (the
+    # questions of a column come together in ``proc``): a random read per position and
+    # direction was most of the packing's time on large nodes
+    osl = np.empty(ordm.shape[1], np.int64)
+    cur = -1
     for t in range(proc.shape[0]):
         q = proc[t]
         b = qbase[q]
@@ -94,9 +101,13 @@ def pack_questions(ordm, slot, qcol, qbase, rptr, rlo, rhi, proc, Xp, Xn):
             _copy_row(Xp, q, b)
             _copy_row(Xn, q, b)
         j = qcol[q]
+        if j != cur:
+            cur = j
+            for pos in range(ordm.shape[1]):
+                osl[pos] = slot[ordm[j, pos]]
         for r in range(rptr[q], rptr[q + 1]):
             for pos in range(rlo[r], rhi[r]):
-                target, w, bit = _slot_bit(slot[ordm[j, pos]])
+                target, w, bit = _slot_bit(osl[pos])
                 if target:
                     Xp[q, w] |= bit
                 else:
@@ -201,3 +212,26 @@ def pack_prefix_suffix(
                 Xp[row, w] |= bit
             else:
                 Xn[row, w] |= bit
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def split_orders(ordm, left_mask, left, right):
+    """A node's sorted orders split into its children's, order kept (stable): row ``j`` of
+    ``ordm`` (p, n) goes to row ``j`` of the (p, nl) matrix in ``left`` (the ids with
+    ``left_mask[id]``) and of the (p, n - nl) one in ``right`` (the others), both given
+    flat with one spare element at the end. One pass for large nodes, without branches
+    (each id is written to both sides; the pointer of its side moves on: a write past a
+    row lands on the next row's first element before that row is written)."""
+    p, n = ordm.shape
+    nl = (left.shape[0] - 1) // p
+    nr = n - nl
+    for j in range(p):
+        a = j * nl
+        b = j * nr
+        for i in range(n):
+            r = ordm[j, i]
+            m = np.int64(left_mask[r])
+            left[a] = r
+            right[b] = r
+            a += m
+            b += 1 - m
