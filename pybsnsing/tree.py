@@ -307,8 +307,10 @@ class Grower:
             nl = rows_left.shape[0]
             left = np.empty(p * nl + 1, np.int64)
             right = np.empty(p * (n - nl) + 1, np.int64)
-            split_orders(ordm, g, left, right)
+            ok = split_orders(ordm, g, left, right)
             g[rows_left] = False
+            if not ok:  # (a node's sorted lists hold its rows: never expected)
+                raise RuntimeError("partition: the sorted lists do not hold the node's rows")
             return (left[:-1].reshape(p, nl) if want_left else None,
                     right[:-1].reshape(p, n - nl) if want_right else None)
         sel = g.take(ordm)

@@ -242,3 +242,20 @@ def test_large_node_partition_equals_the_numpy_split(seed, monkeypatch):
             if a is not None:
                 assert a.dtype == b.dtype and np.array_equal(a, b)
         assert not g.gmask.any()
+
+
+def test_split_orders_reports_a_mask_that_does_not_match():
+    """A mask with more (or fewer) ids than the left child's room is reported, and
+    nothing is written out of bounds (the arrays' guard elements stay)."""
+    from pybsnsing.kernels.packing import split_orders
+
+    ordm = np.array([[3, 1, 0, 2], [0, 1, 2, 3]], dtype=np.int64)
+    for mask, nl in (([True] * 4, 1), ([False] * 4, 3), ([True, False, True, False], 2)):
+        left = np.full(2 * nl + 3, -7, np.int64)
+        right = np.full(2 * (4 - nl) + 3, -7, np.int64)
+        ok = split_orders(ordm, np.array(mask), left[:2 * nl + 1], right[:2 * (4 - nl) + 1])
+        assert ok == (sum(mask) == nl)
+        assert (left[2 * nl + 1:] == -7).all() and (right[2 * (4 - nl) + 1:] == -7).all()
+        if ok:
+            m = np.array(mask)
+            assert np.array_equal(left[:2 * nl].reshape(2, nl), [r[m[r]] for r in ordm])

@@ -149,32 +149,37 @@ def node_questions_kernel(
         k0 = 0  # #(x <= 0)
         k1 = 0  # #(x < 1)
         nuniq = 0
-        # class extremes (R compares y == 1)
-        min1 = max1 = min0 = max0 = 0.0
-        s1 = s0 = False
-        for i in range(n):
+        prev = 0.0
+        for i in range(n):  # (without branches: the labels are unpredictable)
             rid = oj[i]
             v = xj[rid]
             yi = y[rid]
             ox[i] = v
             oy[i] = yi
-            if i == 0 or v != ox[i - 1]:
-                nuniq += 1
-            if yi == 1:
-                n1 += 1
-                if not s1:
-                    min1 = v
-                    s1 = True
-                max1 = v
-            else:
-                if not s0:
-                    min0 = v
-                    s0 = True
-                max0 = v
-            if v <= 0.0:
-                k0 += 1
-            if v < 1.0:
-                k1 += 1
+            nuniq += (i == 0) | (v != prev)
+            prev = v
+            n1 += yi == 1
+            k0 += v <= 0.0
+            k1 += v < 1.0
+        # class extremes (R compares y == 1): the first and last value of each class
+        min1 = max1 = min0 = max0 = 0.0
+        if 0 < n1 < n:
+            a = 0
+            while oy[a] != 1:
+                a += 1
+            min1 = ox[a]
+            a = n - 1
+            while oy[a] != 1:
+                a -= 1
+            max1 = ox[a]
+            a = 0
+            while oy[a] == 1:
+                a += 1
+            min0 = ox[a]
+            a = n - 1
+            while oy[a] == 1:
+                a -= 1
+            max0 = ox[a]
         cls[j] = 0
         lo_v = ox[0]
         hi_v = ox[n - 1]

@@ -221,17 +221,24 @@ def split_orders(ordm, left_mask, left, right):
     ``left_mask[id]``) and of the (p, n - nl) one in ``right`` (the others), both given
     flat with one spare element at the end. One pass for large nodes, without branches
     (each id is written to both sides; the pointer of its side moves on: a write past a
-    row lands on the next row's first element before that row is written)."""
+    row lands on the next row's first element before that row is written, or on the
+    spare). Returns False when a row of ``ordm`` does not hold ``nl`` masked ids (nothing
+    is written out of bounds)."""
     p, n = ordm.shape
     nl = (left.shape[0] - 1) // p
     nr = n - nl
+    last_l = left.shape[0] - 1
+    last_r = right.shape[0] - 1
+    ok = True
     for j in range(p):
         a = j * nl
         b = j * nr
         for i in range(n):
             r = ordm[j, i]
             m = np.int64(left_mask[r])
-            left[a] = r
-            right[b] = r
+            left[a if a < last_l else last_l] = r
+            right[b if b < last_r else last_r] = r
             a += m
             b += 1 - m
+        ok = ok and a == (j + 1) * nl
+    return ok
