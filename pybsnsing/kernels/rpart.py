@@ -189,10 +189,13 @@ def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) 
     tempvec = np.empty(n, dtype=np.int64)
     for i in range(p):
         tie = False
-        for k in range(n - 1):
-            if xt[i, order[i, k]] == xt[i, order[i, k + 1]]:
+        prev = xt[i, order[i, 0]] if n > 0 else 0.0
+        for k in range(1, n):  # (one read of each value)
+            v = xt[i, order[i, k]]
+            if v == prev:
                 tie = True
                 break
+            prev = v
         if tie:
             for k in range(n):
                 tempvec[k] = rows[k]
