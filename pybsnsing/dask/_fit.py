@@ -3,7 +3,11 @@
 The data stay on the workers, one design-matrix block per partition (built by the
 in-memory engine's :func:`~pybsnsing.design.build_design` on each partition, with the
 string columns turned into Categoricals of the globally sorted levels, so every block
-has the same columns).  The tree grows level by level (the in-memory engine's FIFO
+has the same columns).  A block's columns are written to a file on its worker's disk
+(``spill_dir``) and read back with plain reads, partition by partition, when a task
+needs them (each column once per task for all the nodes), so they do not count in the
+worker's memory limit; the class codes and each level's node rows stay resident (2 + 4
+bytes a row).  The tree grows level by level (the in-memory engine's FIFO
 order is level order; node numbers are assigned at the end by replaying that FIFO):
 
 * a node with more than ``local_rows`` rows (a *large* node) is split by the driver
