@@ -390,3 +390,98 @@ def test_depth_encoding_is_the_same_in_small_blocks(monkeypatch, d):
     monkeypatch.setattr(E, "CHUNK_CELLS", 1)
     blocks, _ = E.encode_depth(X, y, d)
     assert blocks == whole and len(whole) > 0
+
+
+@pytest.mark.parametrize("encoding", ["depth", "partition"])
+def test_streamed_blocks_are_the_encoding(encoding):
+    """solve_depth hands the solver the clauses block by block (depth_blocks /
+    partition_blocks) instead of one list: the blocks are exactly encode_*'s clauses, the
+    count solve_depth reports is theirs, and its answer is still the brute-force one."""
+    import pybsnsing.optimal.sat_encodings as E
+
+    rng = np.random.default_rng(11)
+    for _ in range(12):
+        X, y = _tiny(rng)
+        if len(set(y.tolist())) < 2:
+            continue
+        best = brute_min_depth(X, y)
+        for d in (max(best - 1, 1), best):
+            blocks, _ = getattr(E, f"{encoding}_blocks")(X, y, d)
+            whole, _ = getattr(E, f"encode_{encoding}")(X, y, d)
+            assert [c for b in blocks for c in b] == whole
+            status, tree, info = solve_depth(X, y, d, encoding=encoding, time_limit=30)
+            assert info["clauses"] == len(whole)
+            assert status == ("sat" if d >= best else "unsat")
+            if tree is not None:
+                assert (_predict(tree, X) == y).all() and tree.depth() <= d
+
+
+def _naive_greedy_cover(X, y):
+    """Greedy maximum cover as the authors' min_key2 describes it, in plain Python."""
+    n, k = X.shape
+    pairs = {f: {(a, b) for a in range(n) for b in range(n)
+                 if y[a] != y[b] and X[a, f] != X[b, f]} for f in range(k)}
+    key = []
+    while True:
+        f = max(pairs, key=lambda g: (len(pairs[g]), -g), default=None)
+        if f is None or not pairs[f]:
+            return sorted(key)
+        key.append(f)
+        hit = pairs.pop(f)
+        for g in pairs:
+            pairs[g] -= hit
+
+
+def _is_support(X, y, cols):
+    seen = {}
+    for row, c in zip(map(tuple, X[:, cols]), y.tolist(), strict=True):
+        if seen.setdefault(row, c) != c:
+            return False
+    return True
+
+
+def test_greedy_cover_support_set():
+    """The third support-set heuristic (the authors' min_key2, greedy maximum cover)
+    matches a plain implementation, is a support set, and support_set keeps the
+    smallest of the three."""
+    from pybsnsing.optimal.slim import _initial_tree, _limits, _Slim, greedy_cover
+
+    rng = np.random.default_rng(5)
+    for _ in range(25):
+        n, k = int(rng.integers(4, 30)), int(rng.integers(2, 12))
+        X = rng.integers(0, 2, (n, k)).astype(np.uint8)
+        y = (X[:, 0] ^ (X[:, 1] & X[:, k - 1])).astype(np.int64) + (X[:, 2 % k] > 0) * 2
+        X = np.vstack([X, X[:3]])             # duplicate rows are counted once
+        y = np.concatenate([y, y[:3]])
+        cand = np.flatnonzero(X.min(0) != X.max(0))
+        got = greedy_cover(X, y, cand)
+        assert got.tolist() == [int(cand[f]) for f in _naive_greedy_cover(X[:, cand], y)]
+        assert _is_support(X, y, got)
+        g = greedy_fit(X, y)
+        root, _ = _initial_tree(g, X, y, g.classes_, list(g.feature_names))
+        climit, dlimit, t_sat = _limits(60, None, None, 5)
+        s = _Slim(root, X, y, len(g.classes_), climit, dlimit, t_sat, "g4", "auto", "auto")
+        both = s.support_set(X, y, cand)
+        assert _is_support(X, y, both) and len(both) <= len(got)
+
+
+def test_known_timeout_not_solved_again():
+    """A local instance that timed out is not sent again with (about) as many seconds
+    left: the second try would time out too (the seconds left differ by microseconds
+    between tries, which used to send it again)."""
+    from pybsnsing.optimal.slim import _initial_tree, _Slim
+
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 2, (150, 30)).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1] ^ X[:, 2] ^ (X[:, 3] & X[:, 4])).astype(np.int64)
+    g = greedy_fit(X, y)
+    root, _ = _initial_tree(g, X, y, g.classes_, list(g.feature_names))
+    s = _Slim(root, X, y, 2, lambda d: 1000, 30, 0.02, "g4", "auto", "auto")
+    sel = s.subtree(s.root, 0, True)       # every row, every feature: seconds to encode
+    assert sel is not None
+    assert not s.compute(s.root, sel, None, 0, True)
+    assert s.last_status == "timeout" and s.stats["sat_calls"] == 1
+    for _ in range(3):
+        assert not s.compute(s.root, s.subtree(s.root, 0, True), None, 0, True)
+        assert s.last_status == "timeout"
+    assert s.stats["sat_calls"] == 1 and s.stats["known"] == 3

@@ -16,15 +16,17 @@ project's specification (extensions.md §2.2); no code of the authors is used.
 Both take *distinct* 0/1 rows ``X`` (n x k, uint8) and class codes ``y``
 (0..K-1) and return ``(clauses, decode)``; ``decode(model)`` gives the tree as
 nested :class:`SatNode` objects (features are column indices of ``X``), trivial
-splits (one side empty) removed. :func:`solve_depth` runs one SAT call with a
-time limit (python-sat, ``Solver.solve_limited`` + a ``threading.Timer`` interrupt).
+splits (one side empty) removed; :func:`depth_blocks` / :func:`partition_blocks`
+give the same clauses as a stream of bounded blocks. :func:`solve_depth` runs one
+SAT call with a time limit (python-sat, ``Solver.solve_limited`` + a
+``threading.Timer`` interrupt), handing the solver the blocks as they are built.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +34,8 @@ import numpy as np
 
 from .._optional import require
 
-__all__ = ["SatNode", "encode_depth", "encode_partition", "pysat", "solve_depth",
-           "AUTO_SWITCH_DEPTH", "SOLVERS"]
+__all__ = ["SatNode", "encode_depth", "encode_partition", "depth_blocks", "partition_blocks",
+           "pysat", "solve_depth", "AUTO_SWITCH_DEPTH", "SOLVERS"]
 
 #: the paper's hybrid: DT_depth below this depth, DT_pb from it on (paper §6).
 AUTO_SWITCH_DEPTH = 10
@@ -98,69 +100,57 @@ def _amo(lits: np.ndarray, top: int) -> tuple[list[list[int]], int]:
 
 
 # --------------------------------------------------------------------------- DT_depth
+Blocks = Iterator[list[list[int]]]
+
+
 def encode_depth(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[int]], Callable]:
     """Avellaneda's DT_depth for depth ``d`` >= 1 (see the module docstring)."""
+    blocks, decode = depth_blocks(X, y, d)
+    return [c for b in blocks for c in b], decode
+
+
+def depth_blocks(X: np.ndarray, y: np.ndarray, d: int) -> tuple[Blocks, Callable]:
+    """:func:`encode_depth`'s clauses as a stream of blocks (lists of clauses, each
+    block of bounded size: :func:`solve_depth` hands them to the solver one by one, so
+    the whole formula never sits in Python lists), and the decoder."""
     X = np.asarray(X, dtype=np.uint8)
     y = np.asarray(y, dtype=np.int64)
     n, k = X.shape
     K = int(y.max()) + 1 if n else 1
     nb = max(1, int(np.ceil(np.log2(max(K, 2)))))
     n_int = 2 ** d - 1
-    top = 0
-    F = np.arange(top + 1, top + 1 + n_int * k, dtype=np.int64).reshape(n_int, k)
-    top += n_int * k
-    XV = np.arange(top + 1, top + 1 + n * d, dtype=np.int64).reshape(n, d)
-    top += n * d
-    CB = np.arange(top + 1, top + 1 + 2 ** d * nb, dtype=np.int64).reshape(2 ** d, nb)
-    top += 2 ** d * nb
-    clauses: list[list[int]] = []
-    # exactly one feature per internal node
-    for q in range(n_int):
-        clauses.append(F[q].tolist())
-        cl, top = _amo(F[q], top)
-        clauses += cl
-    # path prefixes: bits of the 2^l nodes of level l (MSB = level 0)
-    sgn_x = np.where(X == 0, -1, 1)  # e(j) = 0: not x(e,l); e(j) = 1: x(e,l)
-    chunk = max(1, CHUNK_CELLS // max(1, k))
-    for lev in range(d):
-        width = 2 ** lev
-        bits = ((np.arange(width)[:, None] >> np.arange(lev - 1, -1, -1)[None, :]) & 1)
-        Fq = F[width - 1: 2 * width - 1]  # (width, k)
+    F = np.arange(1, 1 + n_int * k, dtype=np.int64).reshape(n_int, k)
+    XV = np.arange(F.size + 1, F.size + 1 + n * d, dtype=np.int64).reshape(n, d)
+    base = F.size + XV.size
+    CB = np.arange(base + 1, base + 1 + 2 ** d * nb, dtype=np.int64).reshape(2 ** d, nb)
+    base += CB.size
+    width = 2 ** d
+
+    def blocks() -> Blocks:
+        top = base
+        # exactly one feature per internal node
+        for q in range(n_int):
+            cl, top = _amo(F[q], top)
+            yield [F[q].tolist()] + cl
+        yield from _depth_paths(X, F, XV, d)
+        # full paths -> class bits
+        bits = ((np.arange(width)[:, None] >> np.arange(d - 1, -1, -1)[None, :]) & 1)
+        code_bits = (y[:, None] >> np.arange(nb)[None, :]) & 1  # (n, nb)
+        chunk = max(1, CHUNK_CELLS // (width * nb))
         for e0 in range(0, n, chunk):
             e1 = min(n, e0 + chunk)
-            ne = e1 - e0
-            # not-path literals: bit 1 -> -x, bit 0 -> +x
-            pi = np.where(bits[None, :, :] == 1, -XV[e0:e1, None, :lev], XV[e0:e1, None, :lev])
-            xl = sgn_x[e0:e1] * XV[e0:e1, lev][:, None]  # (ne, k)
-            arr = np.empty((ne, width, k, lev + 2), dtype=np.int64)
-            arr[..., :lev] = pi[:, :, None, :]
-            arr[..., lev] = xl[:, None, :]
-            arr[..., lev + 1] = -Fq[None, :, :]
-            clauses += arr.reshape(-1, lev + 2).tolist()
-    # full paths -> class bits
-    width = 2 ** d
-    bits = ((np.arange(width)[:, None] >> np.arange(d - 1, -1, -1)[None, :]) & 1)
-    code_bits = (y[:, None] >> np.arange(nb)[None, :]) & 1  # (n, nb)
-    chunk = max(1, CHUNK_CELLS // (width * nb))
-    for e0 in range(0, n, chunk):
-        e1 = min(n, e0 + chunk)
-        ne = e1 - e0
-        pi = np.where(bits[None, :, :] == 1, -XV[e0:e1, None, :], XV[e0:e1, None, :])
-        arr = np.empty((ne, width, nb, d + 1), dtype=np.int64)
-        arr[..., :d] = pi[:, :, None, :]
-        arr[..., d] = np.where(code_bits[e0:e1, None, :] == 1, CB[None, :, :], -CB[None, :, :])
-        clauses += arr.reshape(-1, d + 1).tolist()
-    # unused class codes forbidden
-    for v in range(K, 2 ** nb):
-        vb = (v >> np.arange(nb)) & 1
-        for t in range(width):
-            clauses.append(np.where(vb == 1, -CB[t], CB[t]).tolist())
+            pi = np.where(bits[None, :, :] == 1, -XV[e0:e1, None, :], XV[e0:e1, None, :])
+            arr = np.empty((e1 - e0, width, nb, d + 1), dtype=np.int64)
+            arr[..., :d] = pi[:, :, None, :]
+            arr[..., d] = np.where(code_bits[e0:e1, None, :] == 1, CB[None, :, :], -CB[None, :, :])
+            yield arr.reshape(-1, d + 1).tolist()
+        # unused class codes forbidden
+        for v in range(K, 2 ** nb):
+            vb = (v >> np.arange(nb)) & 1
+            yield [np.where(vb == 1, -CB[t], CB[t]).tolist() for t in range(width)]
 
     def decode(model: list[int]) -> SatNode:
-        val = np.zeros(top + 2, dtype=bool)
-        m = np.asarray(model, dtype=np.int64)
-        m = m[np.abs(m) <= top]
-        val[np.abs(m)] = m > 0
+        val = _values(model, base)
 
         def rec(S: np.ndarray, q: int, lev: int) -> SatNode:
             if _pure(y[S]):
@@ -177,56 +167,75 @@ def encode_depth(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[int]],
 
         return rec(np.arange(n), 0, 0)
 
-    return clauses, decode
+    return blocks(), decode
+
+
+def _depth_paths(X: np.ndarray, F: np.ndarray, XV: np.ndarray, d: int) -> Blocks:
+    """DT_depth's routing clauses: a row on the path to node q of level l goes to the
+    side of its value of q's feature (blocks of about CHUNK_CELLS cells)."""
+    n, k = X.shape
+    sgn_x = np.where(X == 0, -1, 1)  # e(j) = 0: not x(e,l); e(j) = 1: x(e,l)
+    chunk = max(1, CHUNK_CELLS // max(1, k))
+    for lev in range(d):
+        width = 2 ** lev
+        bits = ((np.arange(width)[:, None] >> np.arange(lev - 1, -1, -1)[None, :]) & 1)
+        Fq = F[width - 1: 2 * width - 1]  # (width, k)
+        for e0 in range(0, n, chunk):
+            e1 = min(n, e0 + chunk)
+            # not-path literals: bit 1 -> -x, bit 0 -> +x
+            pi = np.where(bits[None, :, :] == 1, -XV[e0:e1, None, :lev], XV[e0:e1, None, :lev])
+            xl = sgn_x[e0:e1] * XV[e0:e1, lev][:, None]  # (ne, k)
+            arr = np.empty((e1 - e0, width, k, lev + 2), dtype=np.int64)
+            arr[..., :lev] = pi[:, :, None, :]
+            arr[..., lev] = xl[:, None, :]
+            arr[..., lev + 1] = -Fq[None, :, :]
+            yield arr.reshape(-1, lev + 2).tolist()
+
+
+def _values(model: list[int], top: int) -> np.ndarray:
+    """Truth values of variables 1..top from a solver model (index = variable)."""
+    val = np.zeros(top + 2, dtype=bool)
+    m = np.asarray(model, dtype=np.int64)
+    m = m[np.abs(m) <= top]
+    val[np.abs(m)] = m > 0
+    return val
 
 
 # --------------------------------------------------------------------------- DT_pb
 def encode_partition(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[int]], Callable]:
     """The partition encoding DT_pb for length ``d`` >= 1 (see the module docstring)."""
+    blocks, decode = partition_blocks(X, y, d)
+    return [c for b in blocks for c in b], decode
+
+
+def partition_blocks(X: np.ndarray, y: np.ndarray, d: int) -> tuple[Blocks, Callable]:
+    """:func:`encode_partition`'s clauses as a stream of bounded blocks (see
+    :func:`depth_blocks`), and the decoder."""
     X = np.asarray(X, dtype=np.uint8)
     y = np.asarray(y, dtype=np.int64)
     n, k = X.shape
     I, J = np.triu_indices(n, 1)
     P = len(I)
-    top = 0
-    G = np.arange(top + 1, top + 1 + P * (d + 1), dtype=np.int64).reshape(P, d + 1)
-    top += P * (d + 1)
-    S = np.arange(top + 1, top + 1 + n * d * k, dtype=np.int64).reshape(n, d, k)
-    top += n * d * k
-    clauses: list[list[int]] = []
-    clauses += G[:, 0:1].tolist()                                   # together at level 0
-    clauses += (-G[y[I] != y[J], d:d + 1]).tolist()                  # classes apart at the end
-    clauses += np.stack([G[:, :d], -G[:, 1:]], axis=-1).reshape(-1, 2).tolist()  # no merging
-    for i in range(n):
-        for lev in range(d):
-            clauses.append(S[i, lev].tolist())                       # some feature
-            cl, top = _amo(S[i, lev], top)                           # at most one
-            clauses += cl
-    agree = X[I] == X[J]  # (P, k)
-    chunk = max(1, 300_000 // max(1, k))
-    for lev in range(d):
-        for p0 in range(0, P, chunk):
-            p1 = min(P, p0 + chunk)
-            Ii, Jj = I[p0:p1], J[p0:p1]
-            g0 = G[p0:p1, lev][:, None]
-            g1 = G[p0:p1, lev + 1][:, None]
-            si = S[Ii, lev, :]
-            sj = S[Jj, lev, :]
-            # same group -> same feature
-            a = np.stack([np.broadcast_to(-g0, si.shape), -si, sj], axis=-1)
-            clauses += a.reshape(-1, 3).tolist()
-            ag = agree[p0:p1]
-            b = np.stack([np.broadcast_to(-g0, si.shape)[ag], -si[ag],
-                          np.broadcast_to(g1, si.shape)[ag]], axis=-1)
-            clauses += b.tolist()
-            c = np.stack([-si[~ag], -np.broadcast_to(g1, si.shape)[~ag]], axis=-1)
-            clauses += c.tolist()
+    G = np.arange(1, 1 + P * (d + 1), dtype=np.int64).reshape(P, d + 1)
+    S = np.arange(G.size + 1, G.size + 1 + n * d * k, dtype=np.int64).reshape(n, d, k)
+    base = G.size + S.size
+
+    def blocks() -> Blocks:
+        top = base
+        yield G[:, 0:1].tolist()                                     # together at level 0
+        yield (-G[y[I] != y[J], d:d + 1]).tolist()                   # classes apart at the end
+        yield np.stack([G[:, :d], -G[:, 1:]], axis=-1).reshape(-1, 2).tolist()  # no merging
+        for i in range(n):
+            out: list[list[int]] = []
+            for lev in range(d):
+                out.append(S[i, lev].tolist())                       # some feature
+                cl, top = _amo(S[i, lev], top)                       # at most one
+                out += cl
+            yield out
+        yield from _partition_pairs(X, I, J, G, S, d)
 
     def decode(model: list[int]) -> SatNode:
-        val = np.zeros(top + 2, dtype=bool)
-        m = np.asarray(model, dtype=np.int64)
-        m = m[np.abs(m) <= top]
-        val[np.abs(m)] = m > 0
+        val = _values(model, base)
 
         def rec(Sx: np.ndarray, lev: int) -> SatNode:
             if _pure(y[Sx]):
@@ -241,7 +250,31 @@ def encode_partition(X: np.ndarray, y: np.ndarray, d: int) -> tuple[list[list[in
 
         return rec(np.arange(n), 0)
 
-    return clauses, decode
+    return blocks(), decode
+
+
+def _partition_pairs(X: np.ndarray, I: np.ndarray, J: np.ndarray, G: np.ndarray,
+                     S: np.ndarray, d: int) -> Blocks:
+    """DT_pb's pair clauses: a group takes one feature, and a pair stays together at
+    the next level iff it agrees on it (blocks of about 300,000 pair-features)."""
+    agree = X[I] == X[J]  # (P, k)
+    P, k = agree.shape
+    chunk = max(1, 300_000 // max(1, k))
+    for lev in range(d):
+        for p0 in range(0, P, chunk):
+            p1 = min(P, p0 + chunk)
+            Ii, Jj = I[p0:p1], J[p0:p1]
+            g0 = G[p0:p1, lev][:, None]
+            g1 = G[p0:p1, lev + 1][:, None]
+            si = S[Ii, lev, :]
+            sj = S[Jj, lev, :]
+            # same group -> same feature
+            a = np.stack([np.broadcast_to(-g0, si.shape), -si, sj], axis=-1)
+            ag = agree[p0:p1]
+            b = np.stack([np.broadcast_to(-g0, si.shape)[ag], -si[ag],
+                          np.broadcast_to(g1, si.shape)[ag]], axis=-1)
+            c = np.stack([-si[~ag], -np.broadcast_to(g1, si.shape)[~ag]], axis=-1)
+            yield a.reshape(-1, 3).tolist() + b.tolist() + c.tolist()
 
 
 # --------------------------------------------------------------------------- solving
@@ -276,7 +309,9 @@ def solve_depth(X: np.ndarray, y: np.ndarray, d: int, *, encoding: str = "auto",
     """Is there a perfect tree of depth <= ``d`` for distinct rows ``X``, classes ``y``?
 
     Returns ``(status, tree, info)``: status "sat" (tree decoded), "unsat" or
-    "timeout" (``time_limit`` seconds, counting the encoding, ran out).
+    "timeout" (``time_limit`` seconds, counting the encoding, ran out). The clauses go
+    to the solver block by block as they are built (:func:`depth_blocks`,
+    :func:`partition_blocks`): memory is the solver's own, not a Python copy.
     """
     solvers = pysat()
     t0 = time.perf_counter()
@@ -289,39 +324,23 @@ def solve_depth(X: np.ndarray, y: np.ndarray, d: int, *, encoding: str = "auto",
     if enc == "auto":
         enc = "depth" if d < AUTO_SWITCH_DEPTH else "partition"
     if enc == "depth":
-        clauses, decode = encode_depth(X, y, d)
+        blocks, decode = depth_blocks(X, y, d)
     elif enc == "partition":
-        clauses, decode = encode_partition(X, y, d)
+        blocks, decode = partition_blocks(X, y, d)
     else:
         raise ValueError(f"encoding must be 'auto', 'depth' or 'partition', not {encoding!r}")
-    info: dict[str, Any] = {"clauses": len(clauses), "encoding": enc,
-                            "encode_seconds": time.perf_counter() - t0}
-    left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
-    if left is not None and left <= 0:
-        return "timeout", None, info
-    with solvers.Solver(name=solver, bootstrap_with=clauses) as s:
-        del clauses
-        info["vars"] = s.nof_vars()
-        timer = None
-        if left is not None:
-            left = time_limit - (time.perf_counter() - t0)
-            if left <= 0:
+    until = None if time_limit is None else t0 + time_limit
+    info: dict[str, Any] = {"clauses": 0, "encoding": enc}
+    with solvers.Solver(name=solver) as s:
+        for b in blocks:
+            s.append_formula(b)
+            info["clauses"] += len(b)
+            if until is not None and time.perf_counter() >= until:
+                info["encode_seconds"] = time.perf_counter() - t0
                 return "timeout", None, info
-            if solver in _NO_INTERRUPT:
-                res = _solve_in_slices(s, t0 + time_limit)
-                info["seconds"] = time.perf_counter() - t0
-                if res is None:
-                    return "timeout", None, info
-                if not res:
-                    return "unsat", None, info
-                return "sat", decode(s.get_model()), info
-            timer = threading.Timer(left, s.interrupt)
-            timer.start()
-        try:
-            res = s.solve_limited(expect_interrupt=True)
-        finally:
-            if timer is not None:
-                timer.cancel()
+        info["encode_seconds"] = time.perf_counter() - t0
+        info["vars"] = s.nof_vars()
+        res = _solve_until(s, solver, until)
         info["seconds"] = time.perf_counter() - t0
         if res is None:
             return "timeout", None, info
@@ -329,3 +348,20 @@ def solve_depth(X: np.ndarray, y: np.ndarray, d: int, *, encoding: str = "auto",
             return "unsat", None, info
         tree = decode(s.get_model())
     return "sat", tree, info
+
+
+def _solve_until(s: Any, solver: str, until: float | None) -> bool | None:
+    """``s.solve_limited`` stopped at ``until`` (perf_counter seconds; None: no limit) by
+    a ``threading.Timer`` interrupt, or in conflict slices for solvers without one."""
+    if until is None:
+        return s.solve()
+    if until - time.perf_counter() <= 0:
+        return None
+    if solver in _NO_INTERRUPT:
+        return _solve_in_slices(s, until)
+    timer = threading.Timer(until - time.perf_counter(), s.interrupt)
+    timer.start()
+    try:
+        return s.solve_limited(expect_interrupt=True)
+    finally:
+        timer.cancel()

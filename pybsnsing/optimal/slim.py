@@ -9,7 +9,7 @@
   yet done; on its path (leaf first) try, in this order, ls: the highest node
   whose whole subtree has at most c(depth) raw rows, unreduced (r = 0); la / lr:
   the highest node whose whole subtree reduced to its own features (r = 1) / to
-  a support set (r = 2, the smaller of two heuristics) fits c(depth); then, from
+  a support set (r = 2, the smallest of three heuristics) fits c(depth); then, from
   the ROOT down to just above that node (skipping nodes done), ma: the top k
   levels of T_u (r = 1) and mr: T' grown greedily by maximal subtree depth
   (safe, r = 2). Cut-off parts become "special classes"; the SAT solver is asked
@@ -57,8 +57,12 @@ __all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "sample_limi
 
 
 # --------------------------------------------------------------------------- limits
-#: local instances whose encoding would exceed this many clauses are skipped (memory/time)
-MAX_CLAUSES = 4_000_000
+#: local instances whose encoding would exceed this many clauses are skipped (memory). The
+#: authors have no such cap (their runs had 8 GB); the clauses go to the solver block by
+#: block (no Python copy): 27.8M clauses took 1.76 GB peak and 38 s to encode here, so 50M
+#: is about 3 GB. (It was 4M: that skipped the ROOT instances of hungarian -- e.g. 174
+#: samples x 41 features, 15M clauses at depth 12 -- which take the tree from 13 to 9.)
+MAX_CLAUSES = 50_000_000
 
 #: the sample limits c_t(d) of the authors' experiments (index = depth of the local
 #: subtree; ASchidler/decision_tree, improve/improve_depth_first.py at e96d13a,
@@ -316,6 +320,51 @@ class SlimResult:
     stats: dict = field(default_factory=dict)
 
 
+#: greedy_cover is skipped when (pairs of rows of different classes) x (features) exceeds this
+GREEDY_CELLS = 40_000_000
+
+
+def greedy_cover(Xs: np.ndarray, lab: np.ndarray, cand: np.ndarray) -> np.ndarray | None:
+    """A support set by greedy maximum cover (the authors' third heuristic, ``min_key2``
+    in ``bdd_instance.py``): every pair of rows of different classes must differ on a
+    chosen feature; repeatedly take the feature of ``cand`` on which the most pairs not
+    yet separated differ (ties: the first), until all are. Pairs are counted over the
+    rows as given (a row twice counts twice, as the authors' count over the local
+    instance's samples). Sorted feature numbers; None when the pair-by-feature table
+    would exceed :data:`GREEDY_CELLS` cells."""
+    Xc = np.ascontiguousarray(Xs[:, cand], dtype=np.uint8)
+    rows, mult = np.unique(np.column_stack([Xc, lab]), axis=0, return_counts=True)
+    Xu, lu = rows[:, :-1], rows[:, -1]
+    I, J = np.triu_indices(len(lu), 1)
+    apart = lu[I] != lu[J]
+    I, J = I[apart], J[apart]
+    if len(I) * max(len(cand), 1) > GREEDY_CELLS:
+        return None
+    D = Xu[I] != Xu[J]                       # (pairs, features): the pair differs on f
+    w = mult[I] * mult[J]                    # pairs of rows behind each distinct pair
+    cnt = _weighted_sum(D, w)
+    alive = np.ones(len(I), dtype=bool)
+    chosen: list[int] = []
+    while alive.any():
+        f = int(np.argmax(cnt))
+        if cnt[f] == 0:  # pragma: no cover - identical rows of different classes
+            raise PybsnsingValueError("no support set: identical rows of different classes")
+        chosen.append(f)
+        hit = alive & D[:, f]
+        cnt -= _weighted_sum(D[hit], w[hit])
+        alive &= ~hit
+    return np.array(sorted(int(cand[f]) for f in chosen), dtype=np.int64)
+
+
+def _weighted_sum(D: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``w @ D`` for a boolean ``D``, a block of rows at a time (bounded temporaries)."""
+    out = np.zeros(D.shape[1], dtype=np.int64)
+    block = max(1, 1_000_000 // max(1, D.shape[1]))
+    for a in range(0, len(D), block):
+        out += w[a:a + block] @ D[a:a + block].astype(np.int64)
+    return out
+
+
 class _Slim:
     def __init__(self, root: SatNode, X: np.ndarray, y: np.ndarray, K: int,
                  climit: Callable[[int], int], dlimit: int, sat_timeout: float,
@@ -397,7 +446,8 @@ class _Slim:
         return not (same & (ls[1:] != ls[:-1])).any()
 
     def support_set(self, Xs: np.ndarray, lab: np.ndarray, cand: np.ndarray) -> np.ndarray:
-        """The smaller of heuristics (i) (drop greedily from all) and (ii) (Boros et al.)."""
+        """The smallest of heuristics (i) (drop greedily from all), (ii) (Boros et al.)
+        and the authors' third, :func:`greedy_cover` (ties to the earlier one)."""
         # (i)
         h = self._hash(Xs, cand)
         keep = np.ones(len(cand), dtype=bool)
@@ -433,7 +483,9 @@ class _Slim:
             F2.append(best)
             h = h + Xs[:, best].astype(np.uint64) * self.w[best]
         F2a = np.array(sorted(F2), dtype=np.int64)
-        return F1 if len(F1) <= len(F2a) else F2a
+        best = F1 if len(F1) <= len(F2a) else F2a
+        F3 = greedy_cover(Xs, lab, cand)
+        return best if F3 is None or len(best) <= len(F3) else F3
 
     def reduce(self, S: np.ndarray, lab: np.ndarray, inner: set[int], r: int):
         Xs = self.X[S]
@@ -558,7 +610,8 @@ class _Slim:
             if left <= 0:
                 self.last_status = "timeout"
                 break
-            if target <= known["unsat"] or known["timeout"].get(target, -1.0) >= left:
+            # a timeout with (about) as many seconds as are left now: it would time out again
+            if target <= known["unsat"] or known["timeout"].get(target, -1.0) >= 0.98 * left:
                 self.stats["known"] += 1
                 self.last_status = "unsat" if target <= known["unsat"] else "timeout"
                 break
