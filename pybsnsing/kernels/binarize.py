@@ -265,67 +265,55 @@ def node_questions_kernel(
                 ga = 0
                 gb = 0
                 gk = False
-                for t in range(mc):
-                    i = gpos[t] if upw else lpos[mc - 1 - t]
-                    c = (ox[i] + ox[i + 1]) / 2
-                    a = i + 1  # #(x < c), #(x <= c): i + 1 unless c rounds onto a value
-                    while a > 0 and ox[a - 1] >= c:
-                        a -= 1
-                    b = i + 1
-                    while b < n and ox[b] <= c:
-                        b += 1
-                    if t == mc - 1 or bsize < 0:
-                        kept = True
-                    else:
-                        if pa < 0:
-                            cnt = a if upw else n - b
+                c = 0.0
+                a = 0
+                b = 0
+                kept = False
+                for t in range(mc + 1):  # (t == mc: no cut, the last run is written)
+                    if t < mc:
+                        i = gpos[t] if upw else lpos[mc - 1 - t]
+                        c = (ox[i] + ox[i + 1]) / 2
+                        a = i + 1  # #(x < c), #(x <= c): i + 1 unless c rounds onto a value
+                        while a > 0 and ox[a - 1] >= c:
+                            a -= 1
+                        b = i + 1
+                        while b < n and ox[b] <= c:
+                            b += 1
+                        if t == mc - 1 or bsize < 0:
+                            kept = True
                         else:
-                            cnt = a - pb if upw else pa - b
-                            if cnt < 0:
-                                cnt = 0
-                        kept = cnt >= bsize
-                    if kept:
-                        pa = a
-                        pb = b
-                    if gn > 0 and c == gc:
-                        gn += 1
-                        gk = gk or kept
-                        continue
-                    if gn > 0 and gk:
-                        for _ in range(gn):
+                            if pa < 0:
+                                cnt = a if upw else n - b
+                            else:
+                                cnt = a - pb if upw else pa - b
+                                if cnt < 0:
+                                    cnt = 0
+                            kept = cnt >= bsize
+                        if kept:
+                            pa = a
+                            pb = b
+                        if gn > 0 and c == gc:
+                            gn += 1
+                            gk = gk or kept
+                            continue
+                    if gn > 0 and gk:  # the > cuts from the front, the < cuts (walked
+                        for _ in range(gn):  # down) from the back: both ascending
                             if upw:
                                 gcut[out] = gc
                                 gle[out] = gb
                             else:
-                                lcut[out] = gc
-                                llt[out] = ga
+                                lcut[n - 1 - out] = gc
+                                llt[n - 1 - out] = ga
                             out += 1
                     gn = 1
                     gc = c
                     ga = a
                     gb = b
                     gk = kept
-                if gn > 0 and gk:
-                    for _ in range(gn):
-                        if upw:
-                            gcut[out] = gc
-                            gle[out] = gb
-                        else:
-                            lcut[out] = gc
-                            llt[out] = ga
-                        out += 1
                 if upw:
                     g = out
-                else:  # walked down: ascending order
+                else:
                     el = out
-                    for k in range(out // 2):
-                        o = out - 1 - k
-                        cv = lcut[k]
-                        lcut[k] = lcut[o]
-                        lcut[o] = cv
-                        cn = llt[k]
-                        llt[k] = llt[o]
-                        llt[o] = cn
             # x > c: positions #(x <= c)..n-1, nested suffixes (base: the next larger cut)
             for k in range(g):
                 q = m + k
@@ -340,13 +328,14 @@ def node_questions_kernel(
             m += g
             r += g
             # x < c: positions 0..#(x < c)-1, nested prefixes (base: the next smaller cut)
+            lo0 = n - el  # (the < cuts were written at the back)
             for k in range(el):
                 q = m + k
                 cols[q] = j
                 kinds[q] = 1  # LT
-                vals[q] = lcut[k]
-                rlo[r + k] = llt[k - 1] if k > 0 else 0
-                rhi[r + k] = llt[k]
+                vals[q] = lcut[lo0 + k]
+                rlo[r + k] = llt[lo0 + k - 1] if k > 0 else 0
+                rhi[r + k] = llt[lo0 + k]
                 base[q] = q - 1 if k > 0 else -1
                 proc[q] = q
                 rptr[q + 1] = r + k + 1
