@@ -26,7 +26,11 @@ from pybsnsing.dask import bsnsing_dask, predict_dask  # noqa: E402
 from pybsnsing.dask._fit import _answers, _question_spec, _stitch  # noqa: E402
 from pybsnsing.dask._questions import build_questions, local_round  # noqa: E402
 from pybsnsing.datasets import dataset_formula, load_dataset  # noqa: E402
-from pybsnsing.errors import PybsnsingTypeError, PybsnsingValueError  # noqa: E402
+from pybsnsing.errors import (  # noqa: E402
+    DataError,
+    PybsnsingTypeError,
+    PybsnsingValueError,
+)
 from pybsnsing.model import load_model  # noqa: E402
 
 
@@ -363,6 +367,9 @@ def test_cell_counters_match_packed_gram(tmp_path: Path):
             assert got[k] == want[k]
         for k in ("cp", "cn", "Gp", "Gn"):
             np.testing.assert_array_equal(got[k], want[k])
+    os.remove(blocks[0].path)
+    with pytest.raises(DataError, match="design column file .* is missing"):
+        blocks[0].column(0)
 
 
 def test_questions_merged_per_worker():

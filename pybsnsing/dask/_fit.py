@@ -127,10 +127,11 @@ def is_dask_frame(obj: Any) -> bool:
 
 @dataclass
 class _Block:
-    """One partition's design rows: the ``n`` x ``p`` float64 columns in a file on its
-    worker's disk (column ``j`` at byte ``8 j n``; read back with plain reads, so they
-    count in no worker's memory), the class codes (resident), the design columns with
-    missing values, and the global row id of its first row."""
+    """One partition's design rows: the ``n`` x ``p`` float64 columns in a file on the
+    disk of the worker ``worker`` (column ``j`` at byte ``8 j n``; read back with plain
+    reads, so they count in no worker's memory; every task reading them is pinned to
+    that worker), the class codes (resident), the design columns with missing values,
+    and the global row id of its first row."""
 
     path: str
     n: int
@@ -138,10 +139,15 @@ class _Block:
     codes: np.ndarray
     missing: np.ndarray
     offset: int = 0
+    worker: str = ""
 
     def _read(self, start: int, count: int) -> np.ndarray:
         if count == 0:
             return np.empty(0, np.float64)
+        if not os.path.exists(self.path):
+            raise DataError(f"the design column file {self.path} is missing: written by "
+                            f"the worker {self.worker or '?'}, read on {_worker_address()} "
+                            "(removed, or the task ran on another machine)")
         x = np.fromfile(self.path, dtype=np.float64, count=count, offset=8 * start)
         if x.shape[0] != count:
             raise DataError(f"the design column file {self.path} is shorter than its "
@@ -162,7 +168,8 @@ class _Block:
             np.ascontiguousarray(x, dtype=np.float64).tofile(fh)
 
 
-def _store_block(X: np.ndarray, codes: np.ndarray, folder: str, offset: int = 0) -> _Block:
+def _store_block(X: np.ndarray, codes: np.ndarray, folder: str, offset: int = 0,
+                 worker: str = "") -> _Block:
     """Write a design block's columns to a new file in ``folder``; the block."""
     import uuid
 
@@ -172,7 +179,17 @@ def _store_block(X: np.ndarray, codes: np.ndarray, folder: str, offset: int = 0)
         for j in range(p):
             np.ascontiguousarray(X[:, j], dtype=np.float64).tofile(fh)
     missing = np.flatnonzero(np.isnan(X).any(axis=0)) if n else np.empty(0, np.int64)
-    return _Block(path, n, p, np.asarray(codes, np.int16), missing, offset)
+    return _Block(path, n, p, np.asarray(codes, np.int16), missing, offset, worker)
+
+
+def _worker_address() -> str:
+    """The address of the worker running this task ("" outside a worker)."""
+    from distributed import get_worker
+
+    try:
+        return str(get_worker().address)
+    except ValueError:
+        return ""
 
 
 def _fit_dir(spill: tuple[str | None, str], worker: Any = None) -> str:
@@ -261,7 +278,8 @@ def _design_part(pdf: pd.DataFrame, formula: str, collation: str,
     p = len(names)
     folder = _fit_dir(spill)
     if pdf.shape[0] == 0:
-        return _store_block(np.empty((0, p), order="F"), np.empty(0, np.int16), folder)
+        return _store_block(np.empty((0, p), order="F"), np.empty(0, np.int16), folder,
+                            worker=_worker_address())
     pdf = _to_categorical(pdf, levels)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DesignWarning)
@@ -277,7 +295,7 @@ def _design_part(pdf: pd.DataFrame, formula: str, collation: str,
     if list(resp.levels) != list(ylevels):
         raise DataError(f"a partition codes the response as {resp.levels}, not {ylevels}")
     codes = np.asarray(resp.codes[: y.shape[0]], dtype=np.int16)
-    return _store_block(X, codes, folder)
+    return _store_block(X, codes, folder, worker=_worker_address())
 
 
 def _distinct(s: pd.Series) -> pd.Series:
@@ -308,8 +326,14 @@ def _set_offset(block: _Block, offset: int) -> _Block:
     return dataclasses.replace(block, offset=offset)
 
 
-def _block_len(block: _Block) -> int:
-    return int(block.n)
+def _block_where(block: _Block) -> tuple[int, str]:
+    return int(block.n), block.worker
+
+
+def _pinned(c: Any, fn: Any, block: Any, worker: str, *args: Any) -> Any:
+    """``fn(block, *args)`` on the worker holding the block's column file."""
+    return c.submit(fn, block, *args, workers=[worker] if worker else None,
+                    allow_other_workers=not worker, pure=False)
 
 
 def _labels(block: _Block, cls: int | None, r: np.ndarray) -> np.ndarray:
@@ -935,7 +959,7 @@ class _DaskTree:
         c = self.client
         assign = self.wassign if assign is None else assign
         return [c.submit(fn, self.wblocks[w], assign[w], *args, workers=[w],
-                         allow_other_workers=True, pure=False) for w in self.workers]
+                         allow_other_workers=False, pure=False) for w in self.workers]
 
     def _on_workers(self, fn: Any, *args: Any, stats: dict) -> list:
         """:meth:`_submit` and gather; counts the bytes both ways."""
@@ -1456,7 +1480,7 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
     blocks: list = []
     opts = (local_rows, gather_limit, keep_obs, verbose, info, gather_questions)
     try:
-        tmpl, response, blocks, n_train = _setup(c, data, formula, collation, spill)
+        tmpl, response, blocks, where, n_train = _setup(c, data, formula, collation, spill)
         names = list(tmpl.names)
         info.setup_seconds = time.perf_counter() - t_start
         info.disk_bytes = 8 * n_train * len(names)
@@ -1464,7 +1488,7 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
         from ..api import call_text
 
         call = call_text(formula, ctrl, control_kwargs)
-        model = _fit_models(c, _by_worker(c, blocks), names, ctrl, tmpl, response, codes,
+        model = _fit_models(c, _by_worker(blocks, where), names, ctrl, tmpl, response, codes,
                             n_train, call, formula, opts)
     finally:
         _cleanup(c, blocks, spill)
@@ -1474,19 +1498,20 @@ def bsnsing_dask(formula: str, data: Any, client: Any = None,
 
 
 def _setup(c: Any, data: Any, formula: str, collation: str, spill: tuple
-           ) -> tuple[Design, Any, list, int]:
+           ) -> tuple[Design, Any, list, list[str], int]:
     """The design template (training medians set), the coded response, the partitions'
-    design blocks (imputed, columns on the workers' disks) and the training rows."""
+    design blocks (imputed, columns on the workers' disks), the worker holding each
+    block's columns and the training rows."""
     head, levels, y_distinct, response = _levels_and_response(data, formula, collation)
     tmpl = _design_template(formula, head, levels, collation)
     names = list(tmpl.names)
-    blocks, n_train = _design_blocks(c, data, formula, collation, levels, y_distinct,
-                                     names, list(response.levels), spill)
-    blocks, tmpl.medians = _impute_blocks(c, blocks, names)
+    blocks, where, n_train = _design_blocks(c, data, formula, collation, levels,
+                                            y_distinct, names, list(response.levels), spill)
+    blocks, tmpl.medians = _impute_blocks(c, blocks, where, names)
     c.run(_release_memory)  # the parquet reader's buffers, the partitions' frames
     if n_train == 0:
         raise PybsnsingValueError("data has no rows with a response")
-    return tmpl, response, blocks, n_train
+    return tmpl, response, blocks, where, n_train
 
 
 def _fit_id() -> str:
@@ -1524,15 +1549,11 @@ def _release_memory() -> None:
         pass
 
 
-def _by_worker(c: Any, blocks: list) -> dict[str, list]:
-    """The blocks grouped by the worker holding them (row order kept in each group)."""
-    from distributed import wait
-
-    wait(blocks)
-    who = c.who_has(blocks)
+def _by_worker(blocks: list, where: list[str]) -> dict[str, list]:
+    """The blocks grouped by the worker holding their columns (row order kept)."""
     out: dict[str, list] = {}
-    for b in blocks:
-        out.setdefault(sorted(who[b.key])[0], []).append(b)
+    for b, w in zip(blocks, where, strict=True):
+        out.setdefault(w, []).append(b)
     return out
 
 
@@ -1612,38 +1633,42 @@ def _design_template(formula: str, head: pd.DataFrame, levels: dict[str, list[st
 
 def _design_blocks(c: Any, data: Any, formula: str, collation: str,
                    levels: dict[str, list[str]], y_distinct: pd.Series, names: list[str],
-                   ylevels: list, spill: tuple) -> tuple[list, int]:
+                   ylevels: list, spill: tuple) -> tuple[list, list[str], int]:
     """The partitions' design blocks on the workers (row offsets set; their columns in
-    files of the fit's folder ``spill``), and the rows."""
+    files of the fit's folder ``spill``), the worker holding each, and the rows."""
     from dask import delayed
 
     parts = data.to_delayed()
     blocks0 = [delayed(_design_part)(p, formula, collation, levels, y_distinct, names,
                                      ylevels, spill) for p in parts]
     blocks0 = c.compute(blocks0)
-    lens = c.gather([c.submit(_block_len, b, pure=False) for b in blocks0])
-    offs = np.cumsum([0] + list(lens))[:-1].tolist()
-    blocks = [c.submit(_set_offset, b, int(o), pure=False)
-              for b, o in zip(blocks0, offs, strict=True)]
-    return blocks, int(sum(lens))
+    got = c.gather([c.submit(_block_where, b, pure=False) for b in blocks0])
+    lens = [n for n, _ in got]
+    where = [w for _, w in got]
+    offs = np.cumsum([0] + lens)[:-1].tolist()
+    blocks = [_pinned(c, _set_offset, b, w, int(o))
+              for b, w, o in zip(blocks0, where, offs, strict=True)]
+    return blocks, where, int(sum(lens))
 
 
-def _impute_blocks(c: Any, blocks: list, names: list[str]) -> tuple[list, np.ndarray]:
+def _impute_blocks(c: Any, blocks: list, where: list[str], names: list[str]
+                   ) -> tuple[list, np.ndarray]:
     """Missing predictor values imputed with the training medians of the design columns,
     as the engine imputes them (exact: the present values of those columns are
     gathered); the blocks and the medians (NaN where nothing is missing)."""
+    bw = list(zip(blocks, where, strict=True))
     miss = sorted({int(j) for cols in c.gather([c.submit(_missing_cols, b, pure=False)
                                                  for b in blocks]) for j in cols})
     medians = np.full(len(names), np.nan)
     for j in miss:
-        vals = np.concatenate(c.gather([c.submit(_present_values, b, j, pure=False)
-                                        for b in blocks]))
+        vals = np.concatenate(c.gather([_pinned(c, _present_values, b, w, j)
+                                        for b, w in bw]))
         if vals.shape[0] == 0:
             raise PybsnsingValueError(
                 f"predictor columns with only missing values: {[names[j]]}")
         medians[j] = float(np.median(vals))
     if miss:
-        blocks = [c.submit(_impute, b, medians, pure=False) for b in blocks]
+        blocks = [_pinned(c, _impute, b, w, medians) for b, w in bw]
     return blocks, medians
 
 
