@@ -80,8 +80,12 @@ def _warm_enum() -> None:
 
 
 def _warm_large_nodes() -> None:
-    """The one-pass split of a large node's sorted orders (tree.Grower.partition)."""
+    """The kernels of large nodes only: the one-pass split of the sorted orders
+    (tree.Grower.partition) and the blocked Gram matrix (kernels.enum.gram_counts)."""
+    from .kernels.enum import GRAM_BLOCK_WORK, gram_counts
     from .kernels.packing import split_orders
+
+    gram_counts(np.zeros((64, -(-GRAM_BLOCK_WORK // 64**2)), np.uint64), False)
 
     ordm = np.array([[0, 1, 2], [2, 1, 0]], dtype=np.int64)
     split_orders(ordm, np.array([True, False, True]), np.empty(5, np.int64),
