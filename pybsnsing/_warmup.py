@@ -81,11 +81,15 @@ def _warm_enum() -> None:
 
 def _warm_large_nodes() -> None:
     """The kernels of large nodes only: the one-pass split of the sorted orders
-    (tree.Grower.partition) and the blocked Gram matrix (kernels.enum.gram_counts)."""
+    (tree.Grower.partition) and the blocked Gram matrices (kernels.enum.gram_counts).
+    :func:`warmup` compiles them; a first fit's compile child does not (about 2.5 s
+    that a fit on small data would wait for): the first large node does."""
     from .kernels.enum import GRAM_BLOCK_WORK, gram_counts
     from .kernels.packing import split_orders
 
-    gram_counts(np.zeros((64, -(-GRAM_BLOCK_WORK // 64**2)), np.uint64), False)
+    X = np.zeros((64, -(-GRAM_BLOCK_WORK // 64**2)), np.uint64)
+    gram_counts(X, False)
+    gram_counts(X, True)
 
     ordm = np.array([[0, 1, 2], [2, 1, 0]], dtype=np.int64)
     split_orders(ordm, np.array([True, False, True]), np.empty(5, np.int64),
@@ -210,7 +214,6 @@ def _later_stage(stage: str) -> None:
     if stage in ("mr3", "mr4"):
         grow_tree(X, names, y, bscontrol(max_rules=3 if stage == "mr3" else 4))
         return
-    _warm_large_nodes()
     with _parallel_everywhere():
         grow_tree(X, names, y, bscontrol(max_rules=4))
 

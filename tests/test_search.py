@@ -342,7 +342,7 @@ def test_kernels_compile_once():
     # the same argument types); the level drivers get a second one only when a level is
     # large enough for the parallel code (par=True instead of None)
     for disp in (K.popcount_rows, K._gram_serial, K._gram_parallel, K._gram_blocked,
-                 K._gram_strip, K.level_one,
+                 K._gram_blocked_parallel, K._gram_strip, K.level_one,
                  K._stored_phase1, K._last_phase1, K._last_phase1_k2, K._fill_chunk):
         assert len(disp.signatures) <= 1, disp
     # level 2 gets a second one when it stores its children (store=True instead of None)
@@ -365,7 +365,7 @@ def test_gram_kernels_equal_numpy(m, W):
     bits = np.unpackbits(X.view(np.uint8), axis=1).astype(np.int64)
     ref = bits @ bits.T
     np.fill_diagonal(ref, 0)
-    for kernel in (K._gram_serial, K._gram_blocked, K._gram_parallel):
+    for kernel in (K._gram_serial, K._gram_blocked, K._gram_parallel, K._gram_blocked_parallel):
         G = np.zeros((m, m), np.int32)
         kernel(X, G)
         assert np.array_equal(G, ref), kernel

@@ -317,6 +317,21 @@ def _gram_blocked(X, G):
 
 @njit(cache=True, nogil=True, error_model="numpy", parallel=True)
 def _gram_parallel(X, G):
+    """Pair by pair, rows in parallel (a short compile: the first fit's background
+    compile makes it)."""
+    m = X.shape[0]
+    # pair rows from both ends so the threads get equal work
+    half = (m + 1) // 2
+    for r in prange(half):
+        _gram_row(X, G, r)
+        if m - 1 - r != r:
+            _gram_row(X, G, m - 1 - r)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", parallel=True)
+def _gram_blocked_parallel(X, G):
+    """In blocks of 4 x 4 rows, strips in parallel: large nodes (compiled at the first
+    one)."""
     nb = (X.shape[0] + 3) // 4
     # pair strips from both ends so the threads get equal work
     half = (nb + 1) // 2
@@ -339,11 +354,14 @@ def gram_counts(X, parallel):
     """
     m, W = X.shape
     G = np.zeros((m, m), np.int32)
-    if parallel:
+    if m * m * W >= GRAM_BLOCK_WORK:  # large nodes
+        if parallel:
+            _gram_blocked_parallel(X, G)
+        else:
+            _gram_blocked(X, G)
+    elif parallel:
         wait_stage("parallel")  # a first fit's background compile (pybsnsing._coldstart)
         _gram_parallel(X, G)
-    elif m * m * W >= GRAM_BLOCK_WORK:
-        _gram_blocked(X, G)
     else:
         _gram_serial(X, G)
     return G
