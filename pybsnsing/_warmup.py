@@ -183,15 +183,13 @@ def _first_half() -> None:
     g = Grower(X, names, y, bscontrol(), 1)
     ordm = g.root_orders()
     n, p = X.shape
-    xt = np.ascontiguousarray(g.X.T)
-    yf = g.y.astype(np.float64)
     # an empty partition (no rows: returns at once), argument types as rpart_anova_rows's
     i64 = np.zeros(5, dtype=np.int64)
-    R._partition_tree(xt, yf, np.zeros((p, n), dtype=np.int64), i64, np.zeros(2),
-                      np.full((3, 5), -1, dtype=np.int64), np.zeros((3, 2)), i64.copy(),
-                      np.zeros(5), np.zeros(5), i64.copy(), i64.copy(),
+    R._partition_tree(np.zeros((p, n)), np.zeros((p, n)), np.zeros((p, n), dtype=np.int64),
+                      i64, np.zeros(2), np.full((3, 5), -1, dtype=np.int64), np.zeros((3, 2)),
+                      i64.copy(), np.zeros(5), np.zeros(5), i64.copy(), i64.copy(),
                       np.zeros(n, dtype=np.uint8), np.zeros(n + 1, dtype=np.int64),
-                      np.array([1, 0], dtype=np.int64), np.zeros(n + 1))
+                      np.zeros((2, n + 1)), np.array([1, 0], dtype=np.int64), np.zeros(n + 1))
     rows = np.arange(n, dtype=np.int64)
     ext = g.external_source(rows, ordm, True)
     if ext.m > 0:

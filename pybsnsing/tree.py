@@ -13,6 +13,10 @@ How a node is processed without per-node sorting or text work:
   stably, so a child's list is exactly the stable sort of the child's rows,
   which are kept in increasing row order as R keeps them -- ties in node
   order, what R's stable ``order()`` gives;
+* on large data, a node with a small share of its grower's rows gets a compact copy
+  of its rows (:meth:`Grower.localize`): its subtree's kernels then gather from arrays
+  of the node's size, not from the whole data (local row ids keep the global order,
+  so every kernel sees the same values in the same order);
 * the candidate questions are structure (column, kind, exact cut or value;
   :class:`~pybsnsing.questions.QuestionSet`), their answers ranges of those
   sorted lists, bit-packed per class straight into the ENUM's layout (no
@@ -37,6 +41,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -237,6 +242,8 @@ class Grower:
                 stacklevel=4,
             )
             self.external = None
+        self.n_train = n  # the training rows (a local grower's: still the whole tree's)
+        self.gid: np.ndarray | None = None  # a local grower's row ids in the training rows
         self.slot = np.zeros(n, dtype=np.int64)  # class-wise bit slot of a node's rows
         self.gmask = np.zeros(n, dtype=bool)  # partition scratch
         self.pos = np.zeros(n, dtype=np.int64)  # row id -> position in the node
@@ -263,7 +270,45 @@ class Grower:
 
     def make_node(self, number: int, parent: int, depth: int, rows: np.ndarray) -> Node:
         """A leaf node of ``rows`` (its counts; :func:`make_node`)."""
-        return make_node(number, parent, depth, rows, self.y, self.X.shape[0])
+        return make_node(number, parent, depth, rows, self.y, self.n_train)
+
+    def task(self, node: Node, ordm: np.ndarray, rows: np.ndarray) -> _Task:
+        """The growth task of a child to split further: in this grower, or in a grower of
+        its own (:meth:`localize`) when it holds at most ``1 / LOCAL_SHRINK`` of this
+        grower's rows (and this grower has at least ``LOCAL_MIN_ROWS``)."""
+        n_here = self.X.shape[0]
+        if n_here >= LOCAL_MIN_ROWS and rows.shape[0] * LOCAL_SHRINK <= n_here:
+            g, lrows, lord = self.localize(rows, ordm)
+            return _Task(node, lord, g, lrows)
+        return _Task(node, ordm, self if self.gid is not None else None, rows)
+
+    def localize(self, rows: np.ndarray, ordm: np.ndarray
+                 ) -> tuple[Grower, np.ndarray, np.ndarray]:
+        """A grower holding a compact copy of the rows ``rows`` (increasing) and their
+        sorted lists ``ordm`` in its own row ids ``0..n-1`` (same order as the row ids
+        here, so every kernel sees the same values in the same order); its ``gid`` maps
+        them back to training row ids. Nodes of disjoint rows may be split with it
+        concurrently (its scratch arrays are only touched at a node's own rows).
+
+        Returns ``(grower, local rows, local sorted lists)``."""
+        n = rows.shape[0]
+        g = copy.copy(self)
+        g.X = np.empty((n, self.X.shape[1]), dtype=np.float64, order="F")
+        for j in range(self.X.shape[1]):
+            self.X[:, j].take(rows, out=g.X[:, j])
+        g.y = self.y.take(rows)
+        g.yb = self.yb.take(rows)
+        if self.w is not None:
+            g.w = self.w.take(rows)
+        g.gid = rows if self.gid is None else self.gid.take(rows)
+        g.slot = np.zeros(n, dtype=np.int64)
+        g.gmask = np.zeros(n, dtype=bool)
+        g.pos = np.zeros(n, dtype=np.int64)
+        g.xt = g.yf = None
+        if self.external == "rpart":
+            g._packed_external_inputs()  # made here: shared by threads
+        self.pos[rows] = np.arange(n, dtype=np.int64)
+        return g, np.arange(n, dtype=np.int64), self.pos.take(ordm)
 
     def can_split(self, node: Node) -> bool:
         """Whether a child is split further (:func:`splittable`)."""
@@ -491,16 +536,17 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
     further where ``grower.can_split``. Returns the nodes in number order."""
     control = grower.control
     nodes = [root]
-    queue: deque[tuple[Node, np.ndarray]] = deque([(root, ordm)])
+    queue: deque[_Task] = deque([_Task(root, ordm, None, root.obs)])
     del ordm
     t0 = time.perf_counter()
     with _NodeWorkers(grower, max_depth) as workers:
         while queue:
             workers.look_ahead(queue)
             # popped: a node's sorted lists go once it is done
-            node, ordm = queue.popleft()
-            done = workers.split(node, ordm)
-            del ordm
+            task = queue.popleft()
+            node = task.node
+            done = workers.split(task)
+            del task
             if done is None:  # at max_depth
                 continue
             if control.verbose:
@@ -511,27 +557,38 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
             done.left.number, done.right.number = len(nodes), len(nodes) + 1
             node.lchild, node.rchild = done.left.number, done.right.number
             nodes.extend((done.left, done.right))
-            if done.ord_left is not None:
-                queue.append((done.left, done.ord_left))
-            if done.ord_right is not None:
-                queue.append((done.right, done.ord_right))
+            if done.task_left is not None:
+                queue.append(done.task_left)
+            if done.task_right is not None:
+                queue.append(done.task_right)
             del done
             if progress is not None:
                 progress(len(nodes))
     return nodes
 
 
+class _Task(NamedTuple):
+    """A queued node: its sorted lists and rows in the row ids of ``grower`` (None: the
+    tree's grower, or a worker thread's copy of it; else a local grower,
+    :meth:`Grower.localize`)."""
+
+    node: Node
+    ordm: np.ndarray
+    grower: Grower | None
+    rows: np.ndarray
+
+
 @dataclass
 class _Split:
     """What :func:`split_node` found at a node: the rule (``""``: none), the children
-    (None when the rule sends all rows one way; numbered by the caller) and the sorted
-    lists of the children that are split further (None for the others)."""
+    (None when the rule sends all rows one way; numbered by the caller) and the growth
+    tasks of the children that are split further (None for the others)."""
 
     rule: str
     left: Node | None = None
     right: Node | None = None
-    ord_left: np.ndarray | None = None
-    ord_right: np.ndarray | None = None
+    task_left: _Task | None = None
+    task_right: _Task | None = None
 
 
 def _within_depth(depth: int, max_depth: int | None) -> bool:
@@ -539,10 +596,14 @@ def _within_depth(depth: int, max_depth: int | None) -> bool:
     return max_depth is None or depth < max_depth
 
 
-def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | None) -> _Split:
-    """A node's rule, its children and their sorted lists: the work at one node, which
-    depends on the node alone (children get their numbers from :func:`grow_nodes`)."""
-    rows = node.obs
+def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | None,
+               rows: np.ndarray | None = None) -> _Split:
+    """A node's rule, its children and their growth tasks: the work at one node, which
+    depends on the node alone (children get their numbers from :func:`grow_nodes`).
+    ``rows``/``ordm``: the node's rows and sorted lists in ``grower``'s row ids (default
+    ``node.obs``, the training row ids)."""
+    if rows is None:
+        rows = node.obs
     rule = grower.find_rule(rows, ordm, node.node_class)
     if not rule:
         return _Split(rule)
@@ -551,21 +612,34 @@ def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | No
     if n_left == 0 or n_left == rows.size:
         return _Split(rule)
     rows_left = rows[left]
+    rows_right = rows[~left]
     lnode = grower.make_node(-1, node.number, node.depth + 1, rows_left)
-    rnode = grower.make_node(-1, node.number, node.depth + 1, rows[~left])
+    rnode = grower.make_node(-1, node.number, node.depth + 1, rows_right)
+    if grower.gid is not None:  # a local grower: the nodes keep training row ids
+        lnode.obs = grower.gid.take(rows_left)
+        rnode.obs = grower.gid.take(rows_right)
     split_l = split_r = False
     if _within_depth(lnode.depth, max_depth):
         split_l = grower.can_split(lnode)
         split_r = grower.can_split(rnode)
-    ord_l = ord_r = None
+    task_l = task_r = None
     if split_l or split_r:
         ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
-    return _Split(rule, lnode, rnode, ord_l, ord_r)
+        if ord_l is not None:
+            task_l = grower.task(lnode, ord_l, rows_left)
+        if ord_r is not None:
+            task_r = grower.task(rnode, ord_r, rows_right)
+    return _Split(rule, lnode, rnode, task_l, task_r)
 
 
 #: nodes with at least this many rows have their rules found concurrently (below it the
 #: per-node Python work, which holds the GIL, dominates)
 CONCURRENT_MIN_ROWS = 4096
+
+#: a child holding at most 1/LOCAL_SHRINK of its grower's rows, where the grower holds at
+#: least LOCAL_MIN_ROWS, gets a compact copy of its rows (:meth:`Grower.localize`)
+LOCAL_SHRINK = 8
+LOCAL_MIN_ROWS = 1 << 16
 
 
 class _NodeWorkers:
@@ -597,7 +671,8 @@ class _NodeWorkers:
         if self.width < 2:
             return
         for k in range(min(self.width, len(queue))):
-            node, ordm = queue[k]
+            task = queue[k]
+            node = task.node
             if (node.nobs >= CONCURRENT_MIN_ROWS and _within_depth(node.depth, self.max_depth)
                     and id(node) not in self._ahead):
                 if self.pool is None:
@@ -607,25 +682,28 @@ class _NodeWorkers:
                     self._local = threading.local()
                     self.pool = ThreadPoolExecutor(self.width,
                                                    thread_name_prefix="pybsnsing-node")
-                self._ahead[id(node)] = self.pool.submit(self._split, node, ordm)
+                self._ahead[id(node)] = self.pool.submit(self._split, task)
 
-    def split(self, node: Node, ordm: np.ndarray) -> _Split | None:
+    def split(self, task: _Task) -> _Split | None:
         """The node's :func:`split_node` (None at the depth limit)."""
+        node = task.node
         future = self._ahead.pop(id(node), None)
         if future is not None:
             return future.result()
         if not _within_depth(node.depth, self.max_depth):
             return None
-        return split_node(self.grower, node, ordm, self.max_depth)
+        grower = self.grower if task.grower is None else task.grower
+        return split_node(grower, node, task.ordm, self.max_depth, task.rows)
 
-    def _split(self, node: Node, ordm: np.ndarray) -> _Split:
+    def _split(self, task: _Task) -> _Split:
         local = self._local
         if not hasattr(local, "grower"):
             import numba
 
             numba.set_num_threads(1)  # (thread-local) one node per thread
             local.grower = self.grower.worker_copy()
-        return split_node(local.grower, node, ordm, self.max_depth)
+        grower = local.grower if task.grower is None else task.grower
+        return split_node(grower, task.node, task.ordm, self.max_depth, task.rows)
 
 
 def prepare_kernels() -> None:
@@ -656,7 +734,7 @@ def _compile_parent_half() -> None:
     g = Grower(X, names, y, bscontrol(), 1)
     ordm = g.root_orders()
     rows = np.arange(X.shape[0], dtype=np.int64)
-    R.sort_columns_from_rows(np.ascontiguousarray(g.X.T), ordm, rows)
+    R.sorted_columns(np.ascontiguousarray(g.X.T), g.y.astype(np.float64), ordm, rows)
     ext = external_from_splits(g.X, ordm, g.names, np.zeros(1, dtype=np.int64), np.zeros(1))
     Xp = np.zeros((ext.m, 1), dtype=np.uint64)
     ext.pack_node(NodeRows(ordm, rows, g.slot, g.pos), Xp, Xp.copy(), 0)

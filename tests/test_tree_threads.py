@@ -83,11 +83,11 @@ def test_an_error_in_a_worker_thread_reaches_the_caller(monkeypatch):
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
     calls = []
 
-    def fail_on_third(grower, node, ordm, max_depth):
+    def fail_on_third(grower, node, *args):
         calls.append(node.number)
         if len(calls) == 3:
             raise T.PybsnsingValueError("a node failed")
-        return split(grower, node, ordm, max_depth)
+        return split(grower, node, *args)
 
     split = T.split_node
     monkeypatch.setattr(T, "split_node", fail_on_third)

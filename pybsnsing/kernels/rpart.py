@@ -175,26 +175,46 @@ def sort_columns_from(xt: np.ndarray, order: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """rpart's sort indices, reusing ``order``, any ascending argsort of each row of ``xt``.
+    """rpart's sort indices, reusing ``order``, any ascending argsort of each row of ``xt``
+    (the first array of :func:`sorted_columns`, which see)."""
+    return sorted_columns(xt, np.zeros(xt.shape[1]), order, rows)[0]
 
-    For a column without tied values every correct sort yields the same
-    permutation, so ``order`` is taken as is; a column with ties is re-sorted
-    with :func:`mysort`, whose (unstable) order of tied rows is what rpart sums
-    in. Same result as :func:`sort_columns`, much faster on tie-free columns.
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def sorted_columns(
+    xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """rpart's sort indices of the rows ``rows`` of every column, with the values of the
+    column and of ``y`` in that order: ``(sorts, vals, ys)``, each (p, len(rows)).
+
+    ``order`` holds any ascending argsort (row ids) of each column over ``rows``. For a
+    column without tied values every correct sort yields the same permutation, so
+    ``order`` is taken as is; a column with ties is re-sorted with :func:`mysort`,
+    whose (unstable) order of tied rows is what rpart sums in. Same indices as
+    :func:`sort_columns`, much faster on tie-free columns. The values in sorted order
+    are gathered here once, so that the partition (:func:`bsplit`,
+    :func:`nodesplit`) reads and moves contiguous memory instead of gathering the
+    node's rows from the whole data at every node.
     """
     p = xt.shape[0]
     n = rows.shape[0]
     sorts = np.empty((p, n), dtype=np.int64)
+    vals = np.empty((p, n), dtype=np.float64)
+    ys = np.empty((p, n), dtype=np.float64)
     xtemp = np.empty(n, dtype=np.float64)
     tempvec = np.empty(n, dtype=np.int64)
     for i in range(p):
         tie = False
-        prev = xt[i, order[i, 0]] if n > 0 else 0.0
-        for k in range(1, n):  # (one read of each value)
-            v = xt[i, order[i, k]]
-            if v == prev:
+        prev = 0.0
+        for k in range(n):  # one read of each value: stops at the first tie
+            o = order[i, k]
+            v = xt[i, o]
+            if k > 0 and v == prev:
                 tie = True
                 break
+            sorts[i, k] = o
+            vals[i, k] = v
+            ys[i, k] = y[o]
             prev = v
         if tie:
             for k in range(n):
@@ -202,11 +222,11 @@ def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) 
                 xtemp[k] = xt[i, rows[k]]
             mysort(xtemp, tempvec)
             for k in range(n):
-                sorts[i, k] = tempvec[k]
-        else:
-            for k in range(n):
-                sorts[i, k] = order[i, k]
-    return sorts
+                o = tempvec[k]
+                sorts[i, k] = o
+                vals[i, k] = xtemp[k]
+                ys[i, k] = y[o]
+    return sorts, vals, ys
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -282,17 +302,17 @@ def orders_valid(xt: np.ndarray, order: np.ndarray) -> bool:
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def anovass_range(y: np.ndarray, order: np.ndarray, n1: int, n2: int) -> float:
-    """Sum of squares of ``y[order[n1:n2]]`` about its mean (rpart ``anovass``)."""
+def anovass_range(ys: np.ndarray, n1: int, n2: int) -> float:
+    """Sum of squares of ``ys[n1:n2]`` about its mean (rpart ``anovass``)."""
     temp = 0.0
     twt = 0.0
     for i in range(n1, n2):
-        temp += y[order[i]] * 1.0
+        temp += ys[i] * 1.0
         twt += 1.0
     mean = temp / twt
     ss = 0.0
     for i in range(n1, n2):
-        d = y[order[i]] - mean
+        d = ys[i] - mean
         ss += d * d * 1.0
     return ss
 
@@ -383,9 +403,8 @@ def _copy_entry(
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def bsplit(
-    xt: np.ndarray,
-    y: np.ndarray,
-    sorts: np.ndarray,
+    vals: np.ndarray,
+    ys: np.ndarray,
     n1: int,
     n2: int,
     edge: int,
@@ -399,7 +418,8 @@ def bsplit(
     out_count: np.ndarray,
     inv: np.ndarray,
 ) -> tuple[int, float]:
-    """Primary and competitor splits of the node holding ``sorts[:, n1:n2]``.
+    """Primary and competitor splits of the node holding positions ``n1:n2`` of the
+    columns in sorted order (``vals``, ``ys``: see :func:`sorted_columns`).
 
     Port of rpart ``bsplit`` + ``insert_split``: variables are tried in column
     order; a split is kept when ``improve > iscale * 1e-10`` (``iscale`` is the
@@ -413,19 +433,14 @@ def bsplit(
     = ``1.0 / m`` (see :func:`anova_continuous`). Returns ``(list length,
     updated iscale)``.
     """
-    p = xt.shape[0]
+    p = vals.shape[0]
     k = n2 - n1
-    xs = np.empty(k, dtype=np.float64)
-    ys = np.empty(k, dtype=np.float64)
     nlist = 0
     for i in range(p):
-        for j in range(k):
-            kk = sorts[i, n1 + j]
-            xs[j] = xt[i, kk]
-            ys[j] = y[kk]
+        xs = vals[i, n1:n2]
         if k == 0 or xs[0] == xs[k - 1]:
             continue  # no place to split
-        improve, split, direction = anova_continuous(xs, ys, k, edge, myrisk, inv)
+        improve, split, direction = anova_continuous(xs, ys[i, n1:n2], k, edge, myrisk, inv)
         if improve > iscale:
             iscale = improve
         if improve > iscale * 1e-10:
@@ -469,7 +484,8 @@ def bsplit(
 
 @njit(cache=True, error_model="numpy", inline="always")
 def nodesplit(
-    xt: np.ndarray,
+    vals: np.ndarray,
+    ys: np.ndarray,
     sorts: np.ndarray,
     n1: int,
     n2: int,
@@ -478,41 +494,50 @@ def nodesplit(
     direction: int,
     goes_left: np.ndarray,
     tempvec: np.ndarray,
+    tempf: np.ndarray,
     nvars: int,
 ) -> int:
-    """Split the node ``sorts[:, n1:n2]`` by ``x[var] < spoint`` (rpart ``nodesplit``).
+    """Split the node at positions ``n1:n2`` by ``x[var] < spoint`` (rpart ``nodesplit``).
 
     A row goes left when ``(x < spoint ? direction : -direction) == LEFT``.
-    The first ``nvars`` variables' slices of ``sorts`` are re-ordered in place
-    to ``{left rows, right rows}``, keeping the order within each group (rpart
-    re-orders all of them; only ``sorts[0]`` is read again below a node whose
-    children cannot split, so the caller may pass ``nvars = 1`` there).
-    ``goes_left`` (length n, uint8) and ``tempvec`` (length n + 1, int64) are
-    scratch arrays. Returns the number of rows sent left. Branch-free loops:
-    the left/right pattern is data dependent and would defeat prediction.
+    The first ``nvars`` variables' slices of ``sorts``, ``vals`` and ``ys`` (see
+    :func:`sorted_columns`) are re-ordered in place to ``{left rows, right rows}``,
+    keeping the order within each group (rpart re-orders all of them; only
+    ``ys[0]`` is read again below a node whose children cannot split, so the caller
+    may pass ``nvars = 1`` there). ``goes_left`` (one uint8 per row id),
+    ``tempvec`` (length n + 1, int64) and ``tempf`` ((2, n + 1) float64) are scratch
+    arrays. Returns the number of rows sent left. Branch-free loops: the left/right
+    pattern is data dependent and would defeat prediction.
     """
     nleft = 0
     left_is_below = 1 if direction == LEFT else 0
     for i in range(n1, n2):
-        j = sorts[var, i]
-        below = 1 if xt[var, j] < spoint else 0
+        below = 1 if vals[var, i] < spoint else 0
         g = 1 if below == left_is_below else 0
-        goes_left[j] = g
+        goes_left[sorts[var, i]] = g
         nleft += g
     for v in range(nvars):
         i1 = n1
         i2 = n1 + nleft
         for i in range(n1, n2):
             j = sorts[v, i]
+            x = vals[v, i]
+            w = ys[v, i]
             g = goes_left[j]
             # i1 <= i: the slot was read already; a right row written there is
             # overwritten by a later left row or by the copy below
             sorts[v, i1] = j
+            vals[v, i1] = x
+            ys[v, i1] = w
             tempvec[i2] = j
+            tempf[0, i2] = x
+            tempf[1, i2] = w
             i1 += g
             i2 += 1 - g
         for i in range(n1 + nleft, n2):
             sorts[v, i] = tempvec[i]
+            vals[v, i] = tempf[0, i]
+            ys[v, i] = tempf[1, i]
     return nleft
 
 
@@ -551,8 +576,8 @@ def _push(fr: np.ndarray, sp: int, nodenum: int, slot: int, n1: int, n2: int) ->
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _partition_tree(
-    xt: np.ndarray,
-    y: np.ndarray,
+    vals: np.ndarray,
+    ys: np.ndarray,
     sorts: np.ndarray,
     ip: np.ndarray,
     fp: np.ndarray,
@@ -565,6 +590,7 @@ def _partition_tree(
     sc: np.ndarray,
     goes_left: np.ndarray,
     tempvec: np.ndarray,
+    tempf: np.ndarray,
     cnt: np.ndarray,
     inv: np.ndarray,
 ) -> None:
@@ -573,7 +599,8 @@ def _partition_tree(
     ``ip``, ``fp``, ``node_i[slot]``, ``node_f[slot]``: columns named by the ``IP_``,
     ``FP_``, ``NI_`` and ``NF_`` constants above (``node_f`` slot 0 preset with the
     root's risk as both); ``s*`` hold the split lists; ``cnt`` = [slots used,
-    split entries used]. The recursion of the C code is replayed with an
+    split entries used]; ``vals``, ``ys``, ``sorts``: the columns in sorted order
+    (:func:`sorted_columns`), partitioned in place. The recursion of the C code is replayed with an
     explicit stack of frames (numba cannot cache recursive functions); each
     frame goes through the C function's three stages: split the node and
     descend left, descend right, combine the children's complexities.
@@ -597,7 +624,7 @@ def _partition_tree(
         n2 = fr[f, FR_N2]
         if fr[f, FR_STAGE] == 0:
             if nodenum > 1:
-                node_f[me, NF_RISK] = anovass_range(y, sorts[0], n1, n2)
+                node_f[me, NF_RISK] = anovass_range(ys[0], n1, n2)
                 tempcp = node_f[me, NF_RISK]
                 if tempcp > node_f[me, NF_CP]:
                     tempcp = node_f[me, NF_CP]
@@ -613,9 +640,8 @@ def _partition_tree(
                 continue
             start = cnt[1]
             nl, iscale = bsplit(
-                xt,
-                y,
-                sorts,
+                vals,
+                ys,
                 n1,
                 n2,
                 min_node,
@@ -640,11 +666,10 @@ def _partition_tree(
             cnt[1] = start + nl
             node_i[me, NI_SPLIT0] = start
             node_i[me, NI_NSPLIT] = nl
-            # children beyond maxnode only compute their risk (from sorts[0])
+            # children beyond maxnode only compute their risk (from ys[0])
             nvars = 1 if 2 * nodenum > maxnode else sorts.shape[0]
-            nleft = nodesplit(
-                xt, sorts, n1, n2, sv[start], ss[start], sd[start], goes_left, tempvec, nvars
-            )
+            nleft = nodesplit(vals, ys, sorts, n1, n2, sv[start], ss[start], sd[start],
+                              goes_left, tempvec, tempf, nvars)
             fr[f, FR_NLEFT] = nleft
             lslot = cnt[0]
             rslot = lslot + 1
@@ -759,7 +784,10 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     maxpri = maxcompete + 1
     if maxpri < 1:
         maxpri = 1
-    root_risk = anovass_range(y, rows, np.int64(0), n) if n > 0 else 0.0  # one signature
+    yr = np.empty(n, dtype=np.float64)  # y in row order: rpart sums the root's risk so
+    for k in range(n):
+        yr[k] = y[rows[k]]
+    root_risk = anovass_range(yr, np.int64(0), n) if n > 0 else 0.0
     alpha = cp * root_risk
     zero = np.int64(0)
     if n == 0 or p == 0 or n < min_split or root_risk <= alpha:
@@ -771,7 +799,7 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     cap = 2 * n + 3
     if 2 * maxnode + 3 < cap:
         cap = 2 * maxnode + 3
-    sorts = sort_columns_from_rows(xt, order, rows)
+    sorts, vals, ys = sorted_columns(xt, y, order, rows)
     # np.empty and loops rather than np.array / np.full / np.zeros / np.arange /
     # np.concatenate: each of those is one or more extra compiles at the first fit
     ip = np.empty(np.int64(5), dtype=np.int64)
@@ -806,6 +834,7 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     for s in range(xt.shape[1]):
         goes_left[s] = 0
     tempvec = np.empty(n + 1, dtype=np.int64)
+    tempf = np.empty((np.int64(2), n + 1), dtype=np.float64)
     for s in range(n + 1):
         tempvec[s] = 0
     cnt = np.empty(np.int64(2), dtype=np.int64)
@@ -821,7 +850,8 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     for s in range(1, n + 1):
         inv[s] = 1.0 / s
     _partition_tree(
-        xt, y, sorts, ip, fp, node_i, node_f, sv, si, ss, sd, sc, goes_left, tempvec, cnt, inv
+        vals, ys, sorts, ip, fp, node_i, node_f, sv, si, ss, sd, sc, goes_left, tempvec, tempf,
+        cnt, inv
     )
 
     # rpmatrix: pre-order walk, left subtree before right subtree

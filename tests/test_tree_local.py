@@ -1,0 +1,98 @@
+"""Subtrees grown on compact copies of their rows (pybsnsing.tree: ``Grower.localize``,
+used on large data) give the same trees as growth on the whole data.
+
+The size thresholds (``tree.LOCAL_MIN_ROWS``, ``tree.LOCAL_SHRINK``) are lowered so that
+on the small bundled data sets every child to be split gets a grower of its own (nested:
+local growers of local growers), and the trees are compared field by field, training row
+ids of every node included, with growth without local copies: external rules (ties: the
+rpart replay's re-sort), several rules, case weights, several classes, a depth limit,
+the dense search path, and nodes split concurrently in worker threads.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+import pybsnsing.tree as T
+from pybsnsing import bsnsing
+from pybsnsing.datasets import load_dataset
+
+
+def _nodes(model) -> list[list[dict]]:
+    trees = getattr(model, "trees", None) or [model]
+    return [[n.to_dict() for n in t.nodes] for t in trees]
+
+
+def _count_localize(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    localize = T.Grower.localize
+
+    def counted(self, rows, ordm):
+        calls.append(rows.shape[0])
+        return localize(self, rows, ordm)
+
+    monkeypatch.setattr(T.Grower, "localize", counted)
+    return calls
+
+
+CASES = [
+    ("BreastCancer", "Class ~ .", {}),
+    ("BreastCancer", "Class ~ .", {"max.rules": 3, "node.size": 5}),
+    ("pima", "Class ~ .", {"node.size": 5}),
+    ("pima", "Class ~ .", {"opt.solver": "enum_py"}),  # dense answers (the NumPy oracle)
+    ("carEval", "value ~ .", {}),  # several classes: one tree per class
+    ("Glass", "Type ~ .", {"import.external": False}),
+    ("haberman", "survival ~ age + year + axillary.nodes", {"max_depth": 2}),
+]
+
+
+@pytest.mark.parametrize(("name", "formula", "kw"), CASES, ids=lambda c: str(c)[:40])
+def test_local_growers_give_the_same_tree(monkeypatch, name, formula, kw):
+    data = load_dataset(name)
+    monkeypatch.setattr(T, "LOCAL_MIN_ROWS", 1 << 62)
+    whole = bsnsing(formula, data, **kw)
+    monkeypatch.setattr(T, "LOCAL_MIN_ROWS", 1)
+    monkeypatch.setattr(T, "LOCAL_SHRINK", 1)  # every child: a grower of its own
+    calls = _count_localize(monkeypatch)
+    local = bsnsing(formula, data, **kw)
+    assert len(calls) >= 2
+    assert _nodes(local) == _nodes(whole)
+    assert str(local) == str(whole)
+    assert np.array_equal(local.predict(data, type="prob"), whole.predict(data, type="prob"))
+
+
+def test_local_growers_with_weights(monkeypatch):
+    data = load_dataset("pima")
+    w = np.random.default_rng(5).integers(0, 4, len(data)).astype(float)  # zeros too
+    monkeypatch.setattr(T, "LOCAL_MIN_ROWS", 1 << 62)
+    whole = bsnsing("Class ~ .", data, sample_weight=w)
+    monkeypatch.setattr(T, "LOCAL_MIN_ROWS", 1)
+    monkeypatch.setattr(T, "LOCAL_SHRINK", 1)
+    calls = _count_localize(monkeypatch)
+    local = bsnsing("Class ~ .", data, sample_weight=w)
+    assert calls
+    assert _nodes(local) == _nodes(whole)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
+                    reason="one numba thread (NUMBA_NUM_THREADS=1 or a 1-core machine)")
+def test_local_growers_shared_by_worker_threads(monkeypatch):
+    """Sibling nodes of one local grower split at the same time in two threads."""
+    data = load_dataset("BreastCancer")
+    old = numba.get_num_threads()
+    monkeypatch.setattr(T, "LOCAL_MIN_ROWS", 1 << 62)
+    numba.set_num_threads(1)
+    try:
+        whole = bsnsing("Class ~ .", data, node_size=3)
+        monkeypatch.setattr(T, "LOCAL_MIN_ROWS", 300)  # the root's children only
+        monkeypatch.setattr(T, "LOCAL_SHRINK", 1)
+        monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
+        calls = _count_localize(monkeypatch)
+        numba.set_num_threads(2)
+        local = bsnsing("Class ~ .", data, node_size=3)
+    finally:
+        numba.set_num_threads(old)
+    assert calls
+    assert _nodes(local) == _nodes(whole)
