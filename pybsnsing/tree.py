@@ -545,7 +545,7 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
             # popped: a node's sorted lists go once it is done
             task = queue.popleft()
             node = task.node
-            done = workers.split(task)
+            done = workers.split(task, queue)
             del task
             if node.nobs >= TRIM_MIN_ROWS:
                 release_freed_memory()
@@ -669,6 +669,9 @@ def release_freed_memory() -> None:
         _malloc_trim(0)
 
 
+#: worker threads take nodes from the first LOOK_AHEAD * (threads) of the queue
+LOOK_AHEAD = 4
+
 #: a child holding at most 1/LOCAL_SHRINK of its grower's rows, where the grower holds at
 #: least LOCAL_MIN_ROWS, gets a compact copy of its rows (:meth:`Grower.localize`)
 LOCAL_SHRINK = 4
@@ -702,14 +705,22 @@ class _NodeWorkers:
             self.pool.shutdown(wait=True, cancel_futures=True)
 
     def look_ahead(self, queue: deque) -> None:
-        """Start the large nodes among the first ``width`` of the queue."""
+        """Keep ``width`` worker threads busy with the large nodes among the first
+        ``LOOK_AHEAD * width`` of the queue. A lone node (the root) is left to the calling
+        thread, whose kernels may then use all numba threads."""
         if self.width < 2:
             return
-        for k in range(min(self.width, len(queue))):
+        busy = sum(1 for f in self._ahead.values() if not f.done())
+        if busy == 0 and len(queue) == 1:
+            return
+        for k in range(min(LOOK_AHEAD * self.width, len(queue))):
+            if busy >= self.width:
+                return
             task = queue[k]
             node = task.node
             if (node.nobs >= self.min_rows and _within_depth(node.depth, self.max_depth)
                     and id(node) not in self._ahead):
+                busy += 1
                 if self.pool is None:
                     import threading
                     from concurrent.futures import ThreadPoolExecutor
@@ -719,11 +730,18 @@ class _NodeWorkers:
                                                    thread_name_prefix="pybsnsing-node")
                 self._ahead[id(node)] = self.pool.submit(self._split, task)
 
-    def split(self, task: _Task) -> _Split | None:
-        """The node's :func:`split_node` (None at the depth limit)."""
+    def split(self, task: _Task, queue: deque) -> _Split | None:
+        """The node's :func:`split_node` (None at the depth limit); while it waits for a
+        worker thread, nodes of ``queue`` are started as threads come free."""
         node = task.node
         future = self._ahead.pop(id(node), None)
         if future is not None:
+            from concurrent.futures import FIRST_COMPLETED, wait
+
+            while not future.done():
+                running = [f for f in self._ahead.values() if not f.done()]
+                wait([future, *running], return_when=FIRST_COMPLETED)
+                self.look_ahead(queue)
             return future.result()
         if not _within_depth(node.depth, self.max_depth):
             return None
