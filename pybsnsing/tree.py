@@ -693,6 +693,8 @@ class _NodeWorkers:
         self.width = int(numba.get_num_threads())
         self.min_rows = (CONCURRENT_MIN_ROWS_BIG_TREE if grower.n_train >= BIG_TREE_ROWS
                          else CONCURRENT_MIN_ROWS)
+        if grower.n_train < self.min_rows:  # no node is ever large enough: no look-ahead
+            self.width = 1
         self.pool = None
         self._local = None
         self._ahead: dict[int, object] = {}  # id(node) -> its future
