@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import bisect
 import copy
+import functools
 import math
 import time
 import warnings
@@ -293,9 +294,7 @@ class Grower:
         Returns ``(grower, local rows, local sorted lists)``."""
         n = rows.shape[0]
         g = copy.copy(self)
-        g.X = np.empty((n, self.X.shape[1]), dtype=np.float64, order="F")
-        for j in range(self.X.shape[1]):
-            self.X[:, j].take(rows, out=g.X[:, j])
+        g.X = self.rows_matrix(rows)
         g.y = self.y.take(rows)
         g.yb = self.yb.take(rows)
         if self.w is not None:
@@ -307,8 +306,7 @@ class Grower:
         g.xt = g.yf = None
         if self.external == "rpart":
             g._packed_external_inputs()  # made here: shared by threads
-        self.pos[rows] = np.arange(n, dtype=np.int64)
-        return g, np.arange(n, dtype=np.int64), self.pos.take(ordm)
+        return g, np.arange(n, dtype=np.int64), self.positions(rows, ordm)
 
     def can_split(self, node: Node) -> bool:
         """Whether a child is split further (:func:`splittable`)."""
@@ -448,18 +446,24 @@ class Grower:
         if method == "rpart" and packed and self.plain and self.finite:
             xt, yf = self._packed_external_inputs()
             return node_external(self.X, xt, yf, ordm, rows, self.names)
-        # the node's rows column by column (a take along axis 0 would first copy the
-        # whole Fortran-ordered matrix); Fortran order makes external's X.T contiguous
-        nobs = rows.shape[0]
-        Xr = np.empty((nobs, self.X.shape[1]), dtype=np.float64, order="F")
+        # Fortran order makes external's X.T contiguous
+        orders = self.positions(rows, ordm) if method == "rpart" else None
+        return external_question_set(self.rows_matrix(rows), self.names, self.y.take(rows),
+                                     method=method, orders=orders)
+
+    def rows_matrix(self, rows: np.ndarray) -> np.ndarray:
+        """The rows ``rows`` of ``X``, column-major, copied column by column (a take
+        along axis 0 would first copy the whole Fortran-ordered matrix)."""
+        out = np.empty((rows.shape[0], self.X.shape[1]), dtype=np.float64, order="F")
         for j in range(self.X.shape[1]):
-            self.X[:, j].take(rows, out=Xr[:, j])
-        orders = None
-        if method == "rpart":
-            self.pos[rows] = np.arange(nobs, dtype=np.int64)
-            orders = self.pos.take(ordm)
-        return external_question_set(Xr, self.names, self.y.take(rows), method=method,
-                                     orders=orders)
+            self.X[:, j].take(rows, out=out[:, j])
+        return out
+
+    def positions(self, rows: np.ndarray, ordm: np.ndarray) -> np.ndarray:
+        """The sorted lists ``ordm`` of the node with rows ``rows`` (increasing) as
+        positions in ``rows`` (the node's own row ids ``0..n-1``)."""
+        self.pos[rows] = np.arange(rows.shape[0], dtype=np.int64)
+        return self.pos.take(ordm)
 
     def _packed_external_inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """``X.T`` (C order) and ``y`` as float64 for native rpart's packed questions
@@ -647,7 +651,15 @@ BIG_TREE_ROWS = 20000
 #: operating system (:func:`release_freed_memory`)
 TRIM_MIN_ROWS = 20000
 
-_malloc_trim: Callable[[int], int] | None | bool = False  # False: not looked up yet
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (None where there is none)."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 def release_freed_memory() -> None:
@@ -655,18 +667,10 @@ def release_freed_memory() -> None:
     ``malloc_trim``; a no-op elsewhere). A large node frees arrays of tens of MB; with
     worker threads they come from per-thread heaps that glibc does not shrink by itself,
     so the process's memory would keep the high-water mark of every thread (synthetic1m,
-    2 threads: peak 1026 -> 842 MiB)."""
-    global _malloc_trim
-    if _malloc_trim is False:
-        _malloc_trim = None
-        try:
-            import ctypes
-
-            _malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            pass
-    if _malloc_trim is not None:
-        _malloc_trim(0)
+    2 threads: peak 1026 -> 823 MiB)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 #: worker threads take nodes from the first LOOK_AHEAD * (threads) of the queue

@@ -523,15 +523,13 @@ class _WeightedGrower(Grower):
         positions of the node's sorted orders (answered on the node's rows once)."""
         from .external import NodeExternal, external_specs
 
-        nobs = rows.shape[0]
-        self.pos[rows] = np.arange(nobs, dtype=np.int64)
+        local = self.positions(rows, ordm)
         reps = self.w.take(rows).astype(np.int64)
         ends = np.cumsum(reps)
         first = ends - reps  # first repeated index of each node row
-        Xr = np.asfortranarray(self.X[rows])
+        Xr = self.rows_matrix(rows)
         orders = []
-        for j in range(ordm.shape[0]):  # the stable order of the repeated rows
-            loc = self.pos.take(ordm[j])
+        for loc in local:  # the stable order of the repeated rows
             r = reps.take(loc)
             base = np.repeat(first.take(loc) - (np.cumsum(r) - r), r)
             orders.append(base + np.arange(base.shape[0], dtype=np.int64))

@@ -54,6 +54,13 @@ GOLDEN = Path(os.environ.get("PYBSNSING_GOLDEN") or REPO / "tests" / "golden")
 BINARY = REPO / "tests" / "data" / "binary"
 
 
+def tree_nodes(model) -> list[list[dict]]:
+    """Every node of every tree of a fitted model (one per class when there are several),
+    field by field: for comparing two fits node for node."""
+    trees = getattr(model, "trees", None) or [model]
+    return [[n.to_dict() for n in t.nodes] for t in trees]
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
     """Path of the reference material (../shared); skips the test when it is absent.

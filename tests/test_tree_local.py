@@ -14,15 +14,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
+from conftest import tree_nodes
 
 import pybsnsing.tree as T
 from pybsnsing import bsnsing
 from pybsnsing.datasets import load_dataset
-
-
-def _nodes(model) -> list[list[dict]]:
-    trees = getattr(model, "trees", None) or [model]
-    return [[n.to_dict() for n in t.nodes] for t in trees]
 
 
 def _count_localize(monkeypatch) -> list[int]:
@@ -58,7 +54,7 @@ def test_local_growers_give_the_same_tree(monkeypatch, name, formula, kw):
     calls = _count_localize(monkeypatch)
     local = bsnsing(formula, data, **kw)
     assert len(calls) >= 2
-    assert _nodes(local) == _nodes(whole)
+    assert tree_nodes(local) == tree_nodes(whole)
     assert str(local) == str(whole)
     assert np.array_equal(local.predict(data, type="prob"), whole.predict(data, type="prob"))
 
@@ -73,7 +69,7 @@ def test_local_growers_with_weights(monkeypatch):
     calls = _count_localize(monkeypatch)
     local = bsnsing("Class ~ .", data, sample_weight=w)
     assert calls
-    assert _nodes(local) == _nodes(whole)
+    assert tree_nodes(local) == tree_nodes(whole)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
@@ -95,4 +91,4 @@ def test_local_growers_shared_by_worker_threads(monkeypatch):
     finally:
         numba.set_num_threads(old)
     assert calls
-    assert _nodes(local) == _nodes(whole)
+    assert tree_nodes(local) == tree_nodes(whole)

@@ -14,6 +14,7 @@ import threading
 import numba
 import numpy as np
 import pytest
+from conftest import tree_nodes
 
 import pybsnsing.tree as T
 from pybsnsing import bsnsing
@@ -32,11 +33,6 @@ def _fit(threads: int, formula: str, data, **kw):
         return bsnsing(formula, data, **kw)
     finally:
         numba.set_num_threads(old)
-
-
-def _nodes(model) -> list[list[dict]]:
-    trees = getattr(model, "trees", None) or [model]
-    return [[n.to_dict() for n in t.nodes] for t in trees]
 
 
 CASES = [
@@ -59,7 +55,7 @@ def test_concurrent_nodes_give_the_serial_tree(monkeypatch, name, formula, kw):
     monkeypatch.setattr(T, "split_node",
                         lambda *a: calls.append(threading.current_thread().name) or split(*a))
     concurrent = _fit(2, formula, data, **kw)
-    assert _nodes(concurrent) == _nodes(serial)
+    assert tree_nodes(concurrent) == tree_nodes(serial)
     assert str(concurrent) == str(serial)
     assert any(c.startswith("pybsnsing-node") for c in calls)  # the worker threads ran
 
@@ -72,7 +68,7 @@ def test_concurrent_nodes_with_weights_and_verbose_log(monkeypatch, capsys):
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
     concurrent = _fit(2, "Class ~ .", data, sample_weight=w, verbose=True)
     log2 = capsys.readouterr().out
-    assert _nodes(concurrent) == _nodes(serial)
+    assert tree_nodes(concurrent) == tree_nodes(serial)
     # the log lists the nodes in the same order (times differ)
     strip = [line.rsplit(" [", 1)[0] for line in log1.splitlines() if line.startswith("node")]
     assert strip and strip == [line.rsplit(" [", 1)[0] for line in log2.splitlines()
