@@ -422,8 +422,10 @@ def _enum_packed(
     if use_gram:
         words = Xp.shape[1] + Xn.shape[1]
         par = nthreads > 1 and m * m * words >= tuning.gram_par_work
-        Gp = K.gram_counts(Xp, par)
-        Gn = K.gram_counts(Xn, par)
+        # max_rules 2: level two, the last, reads only the pairs of the kept questions
+        rows = keep if max_rules == 2 else None
+        Gp = K.gram_counts(Xp, par, rows)
+        Gn = K.gram_counts(Xn, par, rows)
     else:
         Gp = Gn = np.zeros((1, 1), dtype=np.int32)
 

@@ -41,6 +41,7 @@ import time
 import warnings
 from collections import deque
 from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -362,13 +363,15 @@ class Grower:
         right = ordm[~sel].reshape(p, -1) if want_right else None
         return left, right
 
-    def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
+    def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int,
+                  helper: Executor | None = None) -> str:
         """The split rule text of the node with rows ``rows`` (increasing row ids) and
         sorted lists ``ordm`` (``""`` when there is none): sources -> groups -> pack ->
-        search -> texts."""
+        search -> texts. ``helper``: an idle thread pool that builds and packs the
+        external questions while this thread does the internal ones."""
         control = self.control
         packed = control.opt_solver in _PACKED_SOLVERS
-        found = self._node_questions(rows, ordm, target, packed)
+        found = self._node_questions(rows, ordm, target, packed, helper)
         if found is None:
             return ""
         sources, offsets, text, grp = found
@@ -378,7 +381,7 @@ class Grower:
         node = NodeRows(ordm, rows, self.slot, self.pos)
         nobs = rows.shape[0]
         if packed:
-            n1, Xp, Xn = self._pack(sources, offsets, node, target)
+            n1, Xp, Xn = self._pack(sources, offsets, node, target, helper)
             result = enum_search_packed(Xp, Xn, n1, nobs - n1, grp, **kw)
         else:  # the NumPy oracle, the MIP / greedy solvers (mip.py), or an unknown name
             self.pos[rows] = np.arange(nobs, dtype=np.int64)
@@ -389,22 +392,25 @@ class Grower:
                                  greedy_level=control.greedy_level, **kw)
         return " | ".join(text(j) for j in result.cols)
 
-    def _node_questions(self, rows: np.ndarray, ordm: np.ndarray, target: int, packed: bool
+    def _node_questions(self, rows: np.ndarray, ordm: np.ndarray, target: int, packed: bool,
+                        helper: Executor | None = None
                         ) -> tuple[list[QuestionSource], list[int], Callable[[int], str],
                                    np.ndarray] | None:
         """The node's question sources (:meth:`question_sources`), where each one's questions
         start (the last entry is their number), the text of question ``k`` and the ENUM
         group ids; None when the node has no questions."""
-        sources = self.question_sources(rows, ordm, target, packed)
+        sources = self.question_sources(rows, ordm, target, packed, helper)
         offsets, text = self._question_index(sources)
         if offsets[-1] == 0:
             return None
         return sources, offsets, text, self._search_groups(sources, text, offsets[-1])
 
     def _pack(self, sources: list[QuestionSource], offsets: list[int], node: NodeRows,
-              target: int) -> tuple[int, np.ndarray, np.ndarray]:
+              target: int, helper: Executor | None = None) -> tuple[int, np.ndarray, np.ndarray]:
         """``(n1, Xp, Xn)``: the node's target-class row count and the answers of its
-        ``offsets[-1]`` questions bit-packed per class (slots in node order)."""
+        ``offsets[-1]`` questions bit-packed per class (slots in node order; with a
+        ``helper``, the last source is packed in its thread: the sources write disjoint
+        rows)."""
         from .kernels.packing import node_slots
 
         rows = node.rows
@@ -412,16 +418,27 @@ class Grower:
         n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
         Xp = np.zeros((m, max(1, (n1 + 63) // 64)), dtype=np.uint64)
         Xn = np.zeros((m, max(1, (rows.shape[0] - n1 + 63) // 64)), dtype=np.uint64)
-        for s, off in zip(sources, offsets, strict=False):
+        jobs = list(zip(sources, offsets, strict=False))
+        last = None
+        if helper is not None and len(jobs) > 1:
+            s, off = jobs.pop()
+            last = helper.submit(s.pack_node, node, Xp, Xn, off)
+        for s, off in jobs:
             s.pack_node(node, Xp, Xn, off)
+        if last is not None:
+            last.result()
         return n1, Xp, Xn
 
     def question_sources(self, rows: np.ndarray, ordm: np.ndarray, target: int,
-                 packed: bool) -> list[QuestionSource]:
+                 packed: bool, helper: Executor | None = None) -> list[QuestionSource]:
         """The node's non-empty question sources: internal questions (counted with the
-        row weights ``self.w`` when there are any), then external."""
+        row weights ``self.w`` when there are any), then external (made in the thread of
+        ``helper`` meanwhile, when there is one)."""
         control = self.control
         sources: list[QuestionSource] = []
+        external = None
+        if self.external is not None and helper is not None and not control.suppress_internal:
+            external = helper.submit(self.external_source, rows, ordm, packed)
         if not control.suppress_internal:
             n1 = int(self.y.take(rows).sum())
             if n1 == 0 or n1 == rows.shape[0]:
@@ -432,7 +449,9 @@ class Grower:
                 bin_size=control.bin_size, node_size=self.node_size,
                 keep_perfect=control.keep_perfect_separation, weights=self.w,
             ))
-        if self.external is not None:
+        if external is not None:
+            sources.append(external.result())
+        elif self.external is not None:
             sources.append(self.external_source(rows, ordm, packed))
         return [s for s in sources if s.m]
 
@@ -603,14 +622,14 @@ def _within_depth(depth: int, max_depth: int | None) -> bool:
 
 
 def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | None,
-               rows: np.ndarray | None = None) -> _Split:
+               rows: np.ndarray | None = None, helper: Executor | None = None) -> _Split:
     """A node's rule, its children and their growth tasks: the work at one node, which
     depends on the node alone (children get their numbers from :func:`grow_nodes`).
     ``rows``/``ordm``: the node's rows and sorted lists in ``grower``'s row ids (default
-    ``node.obs``, the training row ids)."""
+    ``node.obs``, the training row ids); ``helper``: see :meth:`Grower.find_rule`."""
     if rows is None:
         rows = node.obs
-    rule = grower.find_rule(rows, ordm, node.node_class)
+    rule = grower.find_rule(rows, ordm, node.node_class, helper)
     if not rule:
         return _Split(rule)
     left = evaluate_rule(rule, NodeColumns(grower.X, rows, grower.col_of))
@@ -676,6 +695,10 @@ def release_freed_memory() -> None:
 #: worker threads take nodes from the first LOOK_AHEAD * (threads) of the queue
 LOOK_AHEAD = 4
 
+#: a node of at least this many rows split in the calling thread while no worker thread is
+#: busy (the root) has its external questions made and packed in a worker thread meanwhile
+HELPER_MIN_ROWS = 1 << 16
+
 #: a child holding at most 1/LOCAL_SHRINK of its grower's rows, where the grower holds at
 #: least LOCAL_MIN_ROWS, gets a compact copy of its rows (:meth:`Grower.localize`)
 LOCAL_SHRINK = 4
@@ -687,7 +710,8 @@ class _NodeWorkers:
     numba thread, the large nodes among the first ones of the queue (as many as there are
     threads) are split ahead in worker threads, each with its own copy of the grower's
     scratch arrays (:meth:`Grower.worker_copy`) and numba's serial kernels; the others
-    are split in the calling thread when their turn comes."""
+    are split in the calling thread when their turn comes; a large one of them while no
+    worker is busy (the root) gets a worker's help (:meth:`Grower.find_rule`)."""
 
     def __init__(self, grower: Grower, max_depth: int | None) -> None:
         import numba
@@ -699,9 +723,10 @@ class _NodeWorkers:
                          else CONCURRENT_MIN_ROWS)
         if grower.n_train < self.min_rows:  # no node is ever large enough: no look-ahead
             self.width = 1
-        self.pool = None
+        self.pool: Executor | None = None
         self._local = None
         self._ahead: dict[int, object] = {}  # id(node) -> its future
+        self._finished = None  # a queue with one entry per node finished ahead
 
     def __enter__(self) -> _NodeWorkers:
         return self
@@ -716,7 +741,7 @@ class _NodeWorkers:
         thread, whose kernels may then use all numba threads."""
         if self.width < 2:
             return
-        busy = sum(1 for f in self._ahead.values() if not f.done())
+        busy = self._busy()
         if busy == 0 and len(queue) == 1:
             return
         for k in range(min(LOOK_AHEAD * self.width, len(queue))):
@@ -727,14 +752,25 @@ class _NodeWorkers:
             if (node.nobs >= self.min_rows and _within_depth(node.depth, self.max_depth)
                     and id(node) not in self._ahead):
                 busy += 1
-                if self.pool is None:
-                    import threading
-                    from concurrent.futures import ThreadPoolExecutor
+                future = self._workers().submit(self._split, task)
+                future.add_done_callback(self._finished.put)
+                self._ahead[id(node)] = future
 
-                    self._local = threading.local()
-                    self.pool = ThreadPoolExecutor(self.width,
-                                                   thread_name_prefix="pybsnsing-node")
-                self._ahead[id(node)] = self.pool.submit(self._split, task)
+    def _busy(self) -> int:
+        """The number of nodes being split in worker threads."""
+        return sum(1 for f in self._ahead.values() if not f.done())
+
+    def _workers(self) -> Executor:
+        """The worker threads (started at the first use)."""
+        if self.pool is None:
+            import queue
+            import threading
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._local = threading.local()
+            self._finished = queue.SimpleQueue()
+            self.pool = ThreadPoolExecutor(self.width, thread_name_prefix="pybsnsing-node")
+        return self.pool
 
     def split(self, task: _Task, queue: deque) -> _Split | None:
         """The node's :func:`split_node` (None at the depth limit); while it waits for a
@@ -742,17 +778,17 @@ class _NodeWorkers:
         node = task.node
         future = self._ahead.pop(id(node), None)
         if future is not None:
-            from concurrent.futures import FIRST_COMPLETED, wait
-
             while not future.done():
-                running = [f for f in self._ahead.values() if not f.done()]
-                wait([future, *running], return_when=FIRST_COMPLETED)
+                self._finished.get()  # some node finished ahead (maybe an earlier one)
                 self.look_ahead(queue)
             return future.result()
         if not _within_depth(node.depth, self.max_depth):
             return None
         grower = self.grower if task.grower is None else task.grower
-        return split_node(grower, node, task.ordm, self.max_depth, task.rows)
+        helper = None
+        if self.width > 1 and node.nobs >= HELPER_MIN_ROWS and self._busy() == 0:
+            helper = self._workers()
+        return split_node(grower, node, task.ordm, self.max_depth, task.rows, helper)
 
     def _split(self, task: _Task) -> _Split:
         local = self._local

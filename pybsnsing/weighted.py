@@ -48,6 +48,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor
 from typing import Any
 
 import numpy as np
@@ -464,11 +465,13 @@ class _WeightedGrower(Grower):
         return (f"node {node.number}: nobs {node.nobs}, w1 {node.w1}, w0 {node.w0}, "
                 f"rule: {rule or '(leaf)'}")
 
-    def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int) -> str:
-        """The node's split rule by the weighted ENUM (``""`` when there is none)."""
+    def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int,
+                  helper: Executor | None = None) -> str:
+        """The node's split rule by the weighted ENUM (``""`` when there is none;
+        ``helper``: as :meth:`pybsnsing.tree.Grower.find_rule`)."""
         t0 = time.thread_time()
         control = self.control
-        found = self._node_questions(rows, ordm, target, True)
+        found = self._node_questions(rows, ordm, target, True, helper)
         if found is None:
             return ""
         sources, offsets, text, grp = found

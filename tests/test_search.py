@@ -365,10 +365,24 @@ def test_gram_kernels_equal_numpy(m, W):
     bits = np.unpackbits(X.view(np.uint8), axis=1).astype(np.int64)
     ref = bits @ bits.T
     np.fill_diagonal(ref, 0)
-    for kernel in (K._gram_serial, K._gram_blocked, K._gram_parallel, K._gram_blocked_parallel):
+    kernels = (K._gram_serial, K._gram_blocked, K._gram_parallel, K._gram_blocked_parallel)
+    for kernel in kernels:
         G = np.zeros((m, m), np.int32)
-        kernel(X, G)
+        kernel(X, G, np.arange(m, dtype=np.int64))
         assert np.array_equal(G, ref), kernel
+    # a subset of the rows: their pairs with every later row (mirrored), the rest 0
+    for rows in (rng.permutation(m)[: (m + 1) // 2], [m - 1], [0]):
+        rows = np.sort(np.asarray(rows, dtype=np.int64))
+        want = np.zeros_like(ref)
+        for i in rows:
+            want[i, i + 1:] = ref[i, i + 1:]
+            want[i + 1:, i] = ref[i + 1:, i]
+        for kernel in kernels:
+            G = np.zeros((m, m), np.int32)
+            kernel(X, G, rows)
+            assert np.array_equal(G, want), (kernel, rows)
+        for par in (False, True):
+            assert np.array_equal(K.gram_counts(X, par, rows), want)
 
 
 # ---------------------------------------------------------------------------------------

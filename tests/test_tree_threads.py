@@ -60,6 +60,40 @@ def test_concurrent_nodes_give_the_serial_tree(monkeypatch, name, formula, kw):
     assert any(c.startswith("pybsnsing-node") for c in calls)  # the worker threads ran
 
 
+@pytest.mark.parametrize("look_ahead", [0, T.LOOK_AHEAD], ids=["helper only", "mixed"])
+@pytest.mark.parametrize(("name", "formula", "kw"),
+                         [*CASES, ("pima", "Class ~ .", {"sample_weight": "w"})],
+                         ids=lambda c: str(c)[:40])
+def test_a_helper_thread_making_external_questions_gives_the_serial_tree(
+        monkeypatch, look_ahead, name, formula, kw):
+    # HELPER_MIN_ROWS lowered: every node split in the calling thread while no worker is
+    # busy has its external questions made and packed in a worker thread
+    data = load_dataset(name)
+    if kw.get("sample_weight") == "w":
+        kw = {"sample_weight": np.random.default_rng(5).integers(1, 4, len(data)) * 1.0}
+    serial = _fit(1, formula, data, **kw)
+    monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
+    monkeypatch.setattr(T, "HELPER_MIN_ROWS", 1)
+    monkeypatch.setattr(T, "LOOK_AHEAD", look_ahead)
+    threads = []
+    grower = T.Grower
+    if "sample_weight" in kw:
+        from pybsnsing.weighted import _WeightedGrower as grower
+    external = grower.external_source
+    monkeypatch.setattr(grower, "external_source", lambda self, *a: threads.append(
+        threading.current_thread().name) or external(self, *a))
+    searched = []
+    split = T.split_node
+    monkeypatch.setattr(T, "split_node", lambda *a: searched.append(1) or split(*a))
+    concurrent = _fit(2, formula, data, **kw)
+    assert tree_nodes(concurrent) == tree_nodes(serial)
+    assert str(concurrent) == str(serial)
+    if kw.get("import.external", True):
+        assert threads and all(t.startswith("pybsnsing-node") for t in threads)
+        if look_ahead == 0:  # no node went ahead: each one had the helper
+            assert len(threads) == len(searched)
+
+
 def test_concurrent_nodes_with_weights_and_verbose_log(monkeypatch, capsys):
     data = load_dataset("pima")
     w = np.random.default_rng(3).integers(1, 4, len(data)).astype(float)

@@ -215,25 +215,25 @@ def popcount_rows(X):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _gram_put(G, m, i, j, s):
-    if i < j and j < m:
+def _gram_put(G, m, ok, i, j, s):
+    if ok and i < j and j < m:
         G[i, j] = np.int32(s)
         G[j, i] = np.int32(s)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _gram_block(X, G, bi, bj):
-    """``G`` over rows ``4 bi .. 4 bi + 3`` x ``4 bj .. 4 bj + 3`` (above the diagonal):
-    sixteen popcount sums in one pass over the words, so that each word loaded serves four
-    pairs (the pair-by-pair loop was bound by the cache's bandwidth, one word per pair;
-    this is 2.5-4x faster on a large node). Rows past the end repeat the last row (their
-    sums are not written)."""
+def _gram_block(X, G, rows, r0, j0):
+    """``G`` over the rows ``rows[r0 .. r0 + 3]`` x rows ``j0 .. j0 + 3`` (pairs ``i < j``
+    only): sixteen popcount sums in one pass over the words, so that each word loaded
+    serves four pairs (the pair-by-pair loop was bound by the cache's bandwidth, one word
+    per pair; this is 2.5-4x faster on a large node). Entries past the end of ``rows``
+    or ``X`` repeat the last one (their sums are not written)."""
     m, W = X.shape
-    i0 = 4 * bi
-    j0 = 4 * bj
-    i1 = i0 + 1 if i0 + 1 < m else m - 1
-    i2 = i0 + 2 if i0 + 2 < m else m - 1
-    i3 = i0 + 3 if i0 + 3 < m else m - 1
+    P = rows.shape[0]
+    i0 = rows[r0]
+    i1 = rows[r0 + 1] if r0 + 1 < P else i0
+    i2 = rows[r0 + 2] if r0 + 2 < P else i0
+    i3 = rows[r0 + 3] if r0 + 3 < P else i0
     j1 = j0 + 1 if j0 + 1 < m else m - 1
     j2 = j0 + 2 if j0 + 2 < m else m - 1
     j3 = j0 + 3 if j0 + 3 < m else m - 1
@@ -264,30 +264,33 @@ def _gram_block(X, G, bi, bj):
         s31 += popcnt(a3 & b1)
         s32 += popcnt(a3 & b2)
         s33 += popcnt(a3 & b3)
-    _gram_put(G, m, i0, j0, s00)
-    _gram_put(G, m, i0, j0 + 1, s01)
-    _gram_put(G, m, i0, j0 + 2, s02)
-    _gram_put(G, m, i0, j0 + 3, s03)
-    _gram_put(G, m, i0 + 1, j0, s10)
-    _gram_put(G, m, i0 + 1, j0 + 1, s11)
-    _gram_put(G, m, i0 + 1, j0 + 2, s12)
-    _gram_put(G, m, i0 + 1, j0 + 3, s13)
-    _gram_put(G, m, i0 + 2, j0, s20)
-    _gram_put(G, m, i0 + 2, j0 + 1, s21)
-    _gram_put(G, m, i0 + 2, j0 + 2, s22)
-    _gram_put(G, m, i0 + 2, j0 + 3, s23)
-    _gram_put(G, m, i0 + 3, j0, s30)
-    _gram_put(G, m, i0 + 3, j0 + 1, s31)
-    _gram_put(G, m, i0 + 3, j0 + 2, s32)
-    _gram_put(G, m, i0 + 3, j0 + 3, s33)
+    ok1 = r0 + 1 < P
+    ok2 = r0 + 2 < P
+    ok3 = r0 + 3 < P
+    _gram_put(G, m, True, i0, j0, s00)
+    _gram_put(G, m, True, i0, j0 + 1, s01)
+    _gram_put(G, m, True, i0, j0 + 2, s02)
+    _gram_put(G, m, True, i0, j0 + 3, s03)
+    _gram_put(G, m, ok1, i1, j0, s10)
+    _gram_put(G, m, ok1, i1, j0 + 1, s11)
+    _gram_put(G, m, ok1, i1, j0 + 2, s12)
+    _gram_put(G, m, ok1, i1, j0 + 3, s13)
+    _gram_put(G, m, ok2, i2, j0, s20)
+    _gram_put(G, m, ok2, i2, j0 + 1, s21)
+    _gram_put(G, m, ok2, i2, j0 + 2, s22)
+    _gram_put(G, m, ok2, i2, j0 + 3, s23)
+    _gram_put(G, m, ok3, i3, j0, s30)
+    _gram_put(G, m, ok3, i3, j0 + 1, s31)
+    _gram_put(G, m, ok3, i3, j0 + 2, s32)
+    _gram_put(G, m, ok3, i3, j0 + 3, s33)
 
 
 # compiled once, called by both drivers (inlined, the parallel driver took 8 s to compile)
 @njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True)
-def _gram_strip(X, G, bi):
-    nb = (X.shape[0] + 3) // 4
-    for bj in range(bi, nb):
-        _gram_block(X, G, bi, bj)
+def _gram_strip(X, G, rows, b):
+    """The pairs of the rows ``rows[4 b .. 4 b + 3]`` (increasing) with every later row."""
+    for j0 in range(rows[4 * b] + 1, X.shape[0], 4):
+        _gram_block(X, G, rows, 4 * b, j0)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -302,68 +305,77 @@ def _gram_row(X, G, i):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _gram_serial(X, G):
-    """Pair by pair: small nodes (a short compile, on the first fit's path)."""
-    for i in range(X.shape[0]):
-        _gram_row(X, G, i)
+def _gram_serial(X, G, rows):
+    """Pair by pair, the rows ``rows`` with every later row: small nodes (a short
+    compile, on the first fit's path)."""
+    for r in range(rows.shape[0]):
+        _gram_row(X, G, rows[r])
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _gram_blocked(X, G):
+def _gram_blocked(X, G, rows):
     """In blocks of 4 x 4 rows: large nodes (compiled at the first large node)."""
-    for bi in range((X.shape[0] + 3) // 4):
-        _gram_strip(X, G, bi)
+    for b in range((rows.shape[0] + 3) // 4):
+        _gram_strip(X, G, rows, b)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", parallel=True)
-def _gram_parallel(X, G):
+def _gram_parallel(X, G, rows):
     """Pair by pair, rows in parallel (a short compile: the first fit's background
     compile makes it)."""
-    m = X.shape[0]
+    m = rows.shape[0]
     # pair rows from both ends so the threads get equal work
     half = (m + 1) // 2
     for r in prange(half):
-        _gram_row(X, G, r)
+        _gram_row(X, G, rows[r])
         if m - 1 - r != r:
-            _gram_row(X, G, m - 1 - r)
+            _gram_row(X, G, rows[m - 1 - r])
 
 
 @njit(cache=True, nogil=True, error_model="numpy", parallel=True)
-def _gram_blocked_parallel(X, G):
+def _gram_blocked_parallel(X, G, rows):
     """In blocks of 4 x 4 rows, strips in parallel: large nodes (compiled at the first
     one)."""
-    nb = (X.shape[0] + 3) // 4
+    nb = (rows.shape[0] + 3) // 4
     # pair strips from both ends so the threads get equal work
     half = (nb + 1) // 2
     for r in prange(half):
         b = np.int64(r)  # (prange's index may be unsigned: one signature of the strip)
-        _gram_strip(X, G, b)
+        _gram_strip(X, G, rows, b)
         if nb - 1 - b != b:
-            _gram_strip(X, G, nb - 1 - b)
+            _gram_strip(X, G, rows, nb - 1 - b)
 
 
 #: word pairs (twice) from which the serial Gram matrix is computed in blocks
 GRAM_BLOCK_WORK = 1 << 22
 
 
-def gram_counts(X, parallel):
+def gram_counts(X, parallel, rows=None):
     """Symmetric Gram matrix of a packed matrix: ``G[i, j] = |col i AND col j|`` (int32).
 
-    The diagonal is left 0 (it is ``popcount_rows``). Chosen here, in Python, so that
-    the parallel kernel is compiled only by the first search that uses it.
+    The diagonal is left 0 (it is ``popcount_rows``). ``rows`` (increasing int64; None:
+    all): only the pairs of these rows with every later row are counted (and mirrored),
+    the other entries are left 0 -- what level two needs of the rows kept by level one.
+    Chosen here, in Python, so that the parallel kernel is compiled only by the first
+    search that uses it.
     """
     m, W = X.shape
     G = np.zeros((m, m), np.int32)
-    if m * m * W >= GRAM_BLOCK_WORK:  # large nodes
+    if rows is None:
+        rows = np.arange(m, dtype=np.int64)
+    if rows.shape[0] == 0:
+        return G
+    work = (2 * m - rows[0] - rows[-1]) * rows.shape[0] * W  # about twice the word pairs
+    if work >= GRAM_BLOCK_WORK:  # large nodes
         if parallel:
-            _gram_blocked_parallel(X, G)
+            _gram_blocked_parallel(X, G, rows)
         else:
-            _gram_blocked(X, G)
+            _gram_blocked(X, G, rows)
     elif parallel:
         wait_stage("parallel")  # a first fit's background compile (pybsnsing._coldstart)
-        _gram_parallel(X, G)
+        _gram_parallel(X, G, rows)
     else:
-        _gram_serial(X, G)
+        _gram_serial(X, G, rows)
     return G
 
 
