@@ -349,8 +349,14 @@ def test_sort_columns_from_equals_mysort() -> None:
         X, _, _ = node_like(rng)
         xt = np.ascontiguousarray(X.T)
         ref = K.sort_columns(xt)
+        y = rng.integers(0, 2, xt.shape[1]).astype(np.float64)
+        rows = np.arange(xt.shape[1])
         for order in (np.argsort(xt, axis=1), np.argsort(xt, axis=1, kind="stable")):
             assert np.array_equal(K.sort_columns_from(xt, order), ref)
+            sorts, vals, ys = K.sorted_columns(xt, y, order, rows)
+            assert np.array_equal(sorts, ref)  # the values and labels in that order
+            assert np.array_equal(vals, np.take_along_axis(xt, ref, axis=1))
+            assert np.array_equal(ys, y[ref])
 
 
 def test_argsort_rows() -> None:
