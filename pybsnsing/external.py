@@ -433,7 +433,8 @@ class NodeExternal:
 
     Question ``k`` is ``names[cols[k]] < split`` (``ge[k]`` False) or ``>=`` (True);
     its YES rows at the node are the first ``pos[k]`` rows of the column's sorted node
-    order (``<``) or the others (``>=``). Texts are written only on demand.
+    order (``<``) or the others (``>=``). ``X``: the matrix whose row ids the node's rows
+    and orders hold (finite values). Texts are written only on demand.
     """
 
     names: list[str]
@@ -441,6 +442,7 @@ class NodeExternal:
     ge: np.ndarray
     splits: np.ndarray
     pos: np.ndarray
+    X: np.ndarray
 
     @property
     def m(self) -> int:
@@ -455,10 +457,10 @@ class NodeExternal:
 
     def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int) -> None:
         """Bit-pack the answers into rows ``offset ..`` of ``Xp``/``Xn`` (zeroed)."""
-        from .kernels.packing import pack_prefix_suffix
+        from .kernels.packing import pack_cuts
 
-        pack_prefix_suffix(node.ordm, node.slot, self.cols, self.pos, self.ge, Xp, Xn,
-                               np.int64(offset))
+        pack_cuts(self.X, node.ordm, node.rows, node.slot, self.cols, self.pos, self.ge, Xp,
+                  Xn, np.int64(offset))
 
     def dense_node(self, node: NodeRows) -> np.ndarray:
         """The (n, m) uint8 answers in ``node.rows`` order (``node.local`` set)."""
@@ -507,7 +509,7 @@ def external_from_splits(X: np.ndarray, ordm: np.ndarray, names: list[str], var:
     node's orders."""
     if var.shape[0] == 0:
         e = np.zeros(0, dtype=np.int64)
-        return NodeExternal(names, e, np.zeros(0, dtype=np.bool_), np.zeros(0), e)
+        return NodeExternal(names, e, np.zeros(0, dtype=np.bool_), np.zeros(0), e, X)
     from .kernels.packing import cut_positions
 
     cpos, amb = cut_positions(X, ordm, var, index, _PRINTED_TOL)
@@ -524,6 +526,7 @@ def external_from_splits(X: np.ndarray, ordm: np.ndarray, names: list[str], var:
         ge,
         np.concatenate((index, index)),
         np.concatenate((cpos, cpos)),
+        X,
     )
 
 

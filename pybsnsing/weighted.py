@@ -547,7 +547,7 @@ class _WeightedGrower(Grower):
             ox = self.X[:, q.col].take(ordm[q.col])
             pos[i] = int(np.searchsorted(ox, q.cut, side="left"))
         splits = np.array([q.split for q in specs], dtype=np.float64)
-        return NodeExternal(self.names, cols, ge, splits, pos)
+        return NodeExternal(self.names, cols, ge, splits, pos, self.X)
 
 
 def _wnode(number: int, parent: int, depth: int, rows: np.ndarray, y: np.ndarray,

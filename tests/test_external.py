@@ -623,3 +623,49 @@ def test_golden_default_trees(rr, dataset: str) -> None:
         assert texts == list(nd.rx2("questions"))
         n_nodes += 1
     assert n_nodes == sum(len(t["nodes"]) for t in trees)
+
+
+def test_packed_cut_questions_equal_their_dense_answers() -> None:
+    """pack_cuts (the tree's packing of rpart questions: rows read in slot order, a
+    question asking the opposite of an earlier one packed as its complement) gives the
+    bits of the dense answers ``x < cut`` / ``x >= cut`` at a node's rows."""
+    from pybsnsing.kernels.packing import node_slots, pack_cuts, pack_dense_into
+
+    rng = np.random.default_rng(23)
+    for _ in range(60):
+        X, _, y = node_like(rng)
+        X[rng.random(X.shape) < 0.03] = -0.0
+        N, p = X.shape
+        rows = np.flatnonzero(rng.random(N) < rng.uniform(0.3, 1.0))
+        if rows.size == 0:
+            continue
+        ordm = np.argsort(X[rows], axis=0, kind="stable").T
+        ordm = np.ascontiguousarray(rows[ordm])
+        k = int(rng.integers(1, 12))
+        cols = rng.integers(0, p, k)
+        pos = rng.integers(0, rows.size + 1, k)
+        pos[rng.random(k) < 0.2] = 0
+        pos[rng.random(k) < 0.2] = rows.size
+        # cut positions where the values allow them: pos = #(x < c) for a cut c
+        for q in range(k):
+            ox = X[ordm[cols[q]], cols[q]]
+            while 0 < pos[q] < rows.size and ox[pos[q] - 1] == ox[pos[q]]:
+                pos[q] -= 1
+        ge = rng.random(k) < 0.5
+        cols, pos, ge = (np.concatenate((a, a[: k // 2])) for a in (cols, pos, ge))
+        ge[k:] = ~ge[k:]  # opposite twins of the first questions
+        yb = (y > 0).astype(np.uint8)
+        slot = np.zeros(N, np.int64)
+        n1 = int(node_slots(rows, yb, np.int64(1), slot))
+        shape = (cols.size, max(1, (n1 + 63) // 64)), (cols.size,
+                                                       max(1, (rows.size - n1 + 63) // 64))
+        got = [np.zeros(s, np.uint64) for s in shape]
+        pack_cuts(X, ordm, rows, slot, cols, pos, ge, *got, np.int64(0))
+        B = np.zeros((rows.size, cols.size), np.uint8)
+        rank = np.empty(N, np.int64)
+        for q in range(cols.size):
+            rank[ordm[cols[q]]] = np.arange(rows.size)
+            B[:, q] = (rank[rows] < pos[q]) != ge[q]
+        want = [np.zeros(s, np.uint64) for s in shape]
+        pack_dense_into(B, rows, slot, *want, np.int64(0))
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

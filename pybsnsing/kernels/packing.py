@@ -10,7 +10,7 @@ question sources of the tree write into that layout without an n x m matrix:
   the dense form for the NumPy oracle and the MIP solvers);
 * native rpart questions (:class:`pybsnsing.external.NodeExternal`) as a prefix or a
   suffix of a sorted order (:func:`cut_positions` finds where a cut falls,
-  :func:`pack_prefix_suffix` packs);
+  :func:`pack_cuts` packs);
 * questions given as a dense 0/1 matrix (R's rpart through rpy2; :func:`pack_dense_into`).
 
 :func:`split_orders` splits a large node's sorted orders into its children's.
@@ -182,8 +182,10 @@ def cut_positions(
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def pack_prefix_suffix(
+def pack_cuts(
+    X: np.ndarray,
     ordm: np.ndarray,
+    rows: np.ndarray,
     slot: np.ndarray,
     cols: np.ndarray,
     pos: np.ndarray,
@@ -193,25 +195,67 @@ def pack_prefix_suffix(
     offset: int,
 ) -> None:
     """Bit-pack questions ``x[col] < cut`` (``ge`` False: the first ``pos`` rows of the
-    column's sorted order answer YES) and ``x[col] >= cut`` (``ge`` True: the rows from
-    ``pos`` on) into rows ``offset + q`` of ``Xp``/``Xn`` (zeroed), with the bit slots
-    of :func:`node_slots`."""
-    n = ordm.shape[1]
+    column's sorted order ``ordm`` answer YES) and ``x[col] >= cut`` (``ge`` True: the rows
+    from ``pos`` on) into rows ``offset + q`` of ``Xp``/``Xn`` (zeroed), with the bit slots
+    of :func:`node_slots` of the node's rows ``rows`` (row ids of ``X``, finite).
+
+    The rows are read class by class in slot order, each answered against the first value
+    past the prefix, ``t = x[ordm[col, pos]]`` (``x < t`` holds exactly for the prefix's
+    rows; every row when ``pos`` is the node's size): sequential reads and whole words
+    written, instead of a random read and a random bit per position of the sorted order.
+    A question asking the opposite of an earlier one (same column and position) is its
+    complement."""
+    n = rows.shape[0]
+    n1 = 0
+    for k in range(n):
+        n1 += slot[rows[k]] >= 0
+    byslot = np.empty(n, np.int64)  # the target rows in slot order, then the others
+    for k in range(n):
+        r = rows[k]
+        sl = slot[r]
+        byslot[sl if sl >= 0 else n1 - 1 - sl] = r
     for q in range(cols.shape[0]):
         j = cols[q]
         row = offset + q
-        if ge[q]:
-            a = pos[q]
-            b = n
-        else:
-            a = 0
-            b = pos[q]
-        for t in range(a, b):
-            target, w, bit = _slot_bit(slot[ordm[j, t]])
-            if target:
-                Xp[row, w] |= bit
-            else:
-                Xn[row, w] |= bit
+        twin = -1
+        for q2 in range(q):
+            if cols[q2] == j and pos[q2] == pos[q] and ge[q2] != ge[q]:
+                twin = offset + q2
+                break
+        if twin >= 0:
+            _complement_row(Xp, twin, row, n1)
+            _complement_row(Xn, twin, row, n - n1)
+            continue
+        t = np.inf if pos[q] >= n else X[ordm[j, pos[q]], j]
+        g = ge[q]
+        _pack_class(X, byslot, 0, n1, j, t, g, Xp, row)
+        _pack_class(X, byslot, n1, n, j, t, g, Xn, row)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _pack_class(X, byslot, a, b, j, t, g, B, row):
+    """Bits ``0 .. b - a - 1`` of ``B[row]``: whether ``(x[j] < t) != g`` for the rows
+    ``byslot[a:b]``."""
+    word = np.uint64(0)
+    for s in range(b - a):
+        yes = (X[byslot[a + s], j] < t) != g
+        word |= np.uint64(yes) << np.uint64(s & 63)
+        if s & 63 == 63:
+            B[row, s >> 6] = word
+            word = np.uint64(0)
+    if (b - a) & 63:
+        B[row, (b - a) >> 6] = word
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _complement_row(B, src, dst, nbits):
+    """``B[dst]`` = the first ``nbits`` bits of ``B[src]`` inverted (the rest 0)."""
+    full = nbits >> 6
+    for w in range(full):
+        B[dst, w] = ~B[src, w]
+    rest = nbits & 63
+    if rest:
+        B[dst, full] = ~B[src, full] & ((np.uint64(1) << np.uint64(rest)) - np.uint64(1))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
