@@ -829,7 +829,9 @@ def _compile_parent_half() -> None:
     g = Grower(X, names, y, bscontrol(), 1)
     ordm = g.root_orders()
     rows = np.arange(X.shape[0], dtype=np.int64)
-    R.sorted_columns(np.ascontiguousarray(g.X.T), g.y.astype(np.float64), ordm, rows)
+    shape = ordm.shape
+    R.sorted_columns_into(np.ascontiguousarray(g.X.T), g.y.astype(np.float64), ordm, rows,
+                          np.empty(shape, np.int64), np.empty(shape), np.empty(shape))
     ext = external_from_splits(g.X, ordm, g.names, np.zeros(1, dtype=np.int64), np.zeros(1))
     Xp = np.zeros((ext.m, 1), dtype=np.uint64)
     ext.pack_node(NodeRows(ordm, rows, g.slot, g.pos), Xp, Xp.copy(), 0)

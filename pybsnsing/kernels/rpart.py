@@ -184,8 +184,23 @@ def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) 
 def sorted_columns(
     xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`sorted_columns_into` new arrays ``(sorts, vals, ys)``."""
+    p = xt.shape[0]
+    n = rows.shape[0]
+    sorts = np.empty((p, n), dtype=np.int64)
+    vals = np.empty((p, n), dtype=np.float64)
+    ys = np.empty((p, n), dtype=np.float64)
+    sorted_columns_into(xt, y, order, rows, sorts, vals, ys)
+    return sorts, vals, ys
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def sorted_columns_into(
+    xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray, sorts: np.ndarray,
+    vals: np.ndarray, ys: np.ndarray
+) -> None:
     """rpart's sort indices of the rows ``rows`` of every column, with the values of the
-    column and of ``y`` in that order: ``(sorts, vals, ys)``, each (p, len(rows)).
+    column and of ``y`` in that order, into ``(sorts, vals, ys)``, each (p, len(rows)).
 
     ``order`` holds any ascending argsort (row ids) of each column over ``rows``. For a
     column without tied values every correct sort yields the same permutation, so
@@ -198,9 +213,6 @@ def sorted_columns(
     """
     p = xt.shape[0]
     n = rows.shape[0]
-    sorts = np.empty((p, n), dtype=np.int64)
-    vals = np.empty((p, n), dtype=np.float64)
-    ys = np.empty((p, n), dtype=np.float64)
     xtemp = np.empty(n, dtype=np.float64)
     tempvec = np.empty(n, dtype=np.int64)
     for i in range(p):
@@ -229,7 +241,6 @@ def sorted_columns(
                 sorts[i, k] = o
                 vals[i, k] = xtemp[k]
                 ys[i, k] = y[o]
-    return sorts, vals, ys
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -770,18 +781,26 @@ def rpart_anova(xt: np.ndarray, y: np.ndarray, order: np.ndarray, maxdepth: int,
     entry per primary/competitor split, in rpart's table order (``rpmatrix``:
     nodes in pre-order, each node's list by decreasing improvement).
     """
+    p, n = xt.shape
     return rpart_anova_rows(
-        xt, y, order, np.arange(xt.shape[1]), maxdepth, min_split, min_node, cp, maxcompete
+        xt, y, order, np.arange(n), np.empty((p, n), dtype=np.int64),
+        np.empty((p, n), dtype=np.float64), np.empty((p, n), dtype=np.float64), maxdepth,
+        min_split, min_node, cp, maxcompete
     )
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray,
+                     sorts: np.ndarray, vals: np.ndarray, ys: np.ndarray,
                      maxdepth: int, min_split: int, min_node: int, cp: float,
                      maxcompete: int) -> SplitTable:
     """:func:`rpart_anova` on a subset of the columns of ``xt`` (and entries of ``y``):
     the fit's rows are the row ids ``rows`` (in the fit's row order), ``order`` holds
-    (p, len(rows)) ascending orders of them as row ids. Avoids gathering the rows."""
+    (p, len(rows)) ascending orders of them as row ids. Avoids gathering the rows.
+    ``sorts`` (int64), ``vals``, ``ys`` (float64): (p, len(rows)) work arrays (the
+    columns in sorted order, :func:`sorted_columns_into`), given by the caller so that
+    large ones come from numpy's allocator (transparent huge pages: a tenth of the page
+    faults)."""
     p = xt.shape[0]
     n = rows.shape[0]
     maxpri = maxcompete + 1
@@ -802,7 +821,7 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     cap = 2 * n + 3
     if 2 * maxnode + 3 < cap:
         cap = 2 * maxnode + 3
-    sorts, vals, ys = sorted_columns(xt, y, order, rows)
+    sorted_columns_into(xt, y, order, rows, sorts, vals, ys)
     # np.empty and loops rather than np.array / np.full / np.zeros / np.arange /
     # np.concatenate: each of those is one or more extra compiles at the first fit
     ip = np.empty(np.int64(5), dtype=np.int64)
