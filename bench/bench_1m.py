@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         if t.get(1) and t.get(2):
             lines.append(f"{method}: speed-up 1 -> 2 threads {t[1] / t[2]:.2f}x (target >= 1.7)")
     lines.append(f"peak memory target: <= {mem_target} MiB")
+    if 2 in args.threads:
+        lines.append(machine_ceiling())
     print("\n".join(lines))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="") as fh:
@@ -80,6 +82,59 @@ def main(argv: list[str] | None = None) -> int:
         w.writerows(rows)
     args.out.with_suffix(".txt").write_text("\n".join(lines) + "\n")
     return 0
+
+
+_CEILING = r"""
+import time
+import numpy as np
+import numba
+from numba import njit, prange
+from pybsnsing.kernels.bits import popcnt
+
+@njit(parallel=True, cache=False)
+def gather(x, idx, out):  # memory-bound: a random gather, as the tree's kernels do
+    for c in prange(idx.shape[0]):
+        for k in range(idx.shape[1]):
+            out[c, k] = x[c, idx[c, k]]
+
+@njit(parallel=True, cache=False)
+def popcounts(X, out):  # compute-bound: AND-popcounts, as the Gram matrices
+    for i in prange(X.shape[0]):
+        s = 0
+        for j in range(X.shape[0]):
+            for w in range(X.shape[1]):
+                s += popcnt(X[i, w] & X[j, w])
+        out[i] = s
+
+rng = np.random.default_rng(0)
+x = rng.random((8, 1_000_000)); idx = rng.integers(0, 1_000_000, (8, 1_000_000))
+out = np.empty_like(x)
+X = rng.integers(0, 2**63, (256, 4096), dtype=np.uint64); pc = np.empty(256, np.int64)
+res = []
+for name, f in (("random gather", lambda: gather(x, idx, out)),
+                ("popcount", lambda: popcounts(X, pc))):
+    best = {}
+    for th in (1, 2, 1, 2, 1, 2):
+        numba.set_num_threads(th)
+        f()
+        t = time.perf_counter(); f(); dt = time.perf_counter() - t
+        best[th] = min(best.get(th, 1e9), dt)
+    res.append(f"{name} {best[1] / best[2]:.2f}x")
+print(", ".join(res))
+"""
+
+
+def machine_ceiling() -> str:
+    """The 1 -> 2 thread speed-up of two perfectly parallel numba loops on this machine (a
+    random gather, memory-bound like most of the tree's kernels, and AND-popcounts,
+    compute-bound like the Gram matrices): what the tree's speed-up can be held to."""
+    import subprocess
+
+    env = {**os.environ, "NUMBA_NUM_THREADS": "2"}
+    out = subprocess.run([sys.executable, "-c", _CEILING], env=env, capture_output=True,
+                         text=True, timeout=600)
+    text = out.stdout.strip() or out.stderr.strip().splitlines()[-1]
+    return f"machine ceiling, perfectly parallel loops 1 -> 2 threads: {text}"
 
 
 if __name__ == "__main__":
