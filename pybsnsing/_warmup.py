@@ -193,9 +193,7 @@ def _first_half() -> None:
     rows = np.arange(n, dtype=np.int64)
     ext = g.external_source(rows, ordm, True)
     if ext.m > 0:
-        Xp = np.zeros((ext.m, 1), dtype=np.uint64)
-        Xn = np.zeros((ext.m, 1), dtype=np.uint64)
-        ext.pack_node(NodeRows(ordm, rows, g.slot, g.pos), Xp, Xn, 0)
+        g._pack([ext], [0, ext.m], NodeRows(ordm, rows, g.slot, g.pos), 1)
 
 
 def _later_stage(stage: str) -> None:

@@ -833,6 +833,5 @@ def _compile_parent_half() -> None:
     R.sorted_columns_into(np.ascontiguousarray(g.X.T), g.y.astype(np.float64), ordm, rows,
                           np.empty(shape, np.int64), np.empty(shape), np.empty(shape))
     ext = external_from_splits(g.X, ordm, g.names, np.zeros(1, dtype=np.int64), np.zeros(1))
-    Xp = np.zeros((ext.m, 1), dtype=np.uint64)
-    ext.pack_node(NodeRows(ordm, rows, g.slot, g.pos), Xp, Xp.copy(), 0)
+    g._pack([ext], [0, ext.m], NodeRows(ordm, rows, g.slot, g.pos), 1)
     grow_tree(X, names, y, bscontrol(import_external=False))
