@@ -669,3 +669,19 @@ def test_packed_cut_questions_equal_their_dense_answers() -> None:
         want = [np.zeros(s, np.uint64) for s in shape]
         pack_dense_into(B, rows, slot, *want, np.int64(0))
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_pack_cuts_refuses_slots_that_are_not_the_nodes() -> None:
+    # slots left from another node (here all 0) would write past the packed rows
+    from pybsnsing.kernels.packing import pack_cuts
+
+    X = np.arange(200, dtype=np.float64).reshape(200, 1)
+    rows = np.arange(200)
+    ordm = rows.reshape(1, 200).copy()
+    one = np.zeros(1, np.int64)
+    with pytest.raises(ValueError, match="packed words|node_slots"):
+        pack_cuts(X, ordm, rows, np.zeros(200, np.int64), one, one + 100, np.zeros(1, bool),
+                  np.zeros((1, 1), np.uint64), np.zeros((1, 1), np.uint64), np.int64(0))
+    with pytest.raises(ValueError, match="node_slots"):
+        pack_cuts(X, ordm, rows, np.zeros(200, np.int64), one, one + 100, np.zeros(1, bool),
+                  np.zeros((1, 4), np.uint64), np.zeros((1, 4), np.uint64), np.int64(0))

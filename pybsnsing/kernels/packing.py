@@ -209,11 +209,18 @@ def pack_cuts(
     n1 = 0
     for k in range(n):
         n1 += slot[rows[k]] >= 0
+    if n1 > 64 * Xp.shape[1] or n - n1 > 64 * Xn.shape[1]:
+        raise ValueError("pack_cuts: fewer packed words than the node's rows need")
     byslot = np.empty(n, np.int64)  # the target rows in slot order, then the others
+    for k in range(n):
+        byslot[k] = -1
     for k in range(n):
         r = rows[k]
         sl = slot[r]
-        byslot[sl if sl >= 0 else n1 - 1 - sl] = r
+        at = sl if sl >= 0 else n1 - 1 - sl
+        if sl >= n1 or at >= n or byslot[at] >= 0:
+            raise ValueError("pack_cuts: the rows' slots are not node_slots' numbering")
+        byslot[at] = r
     for q in range(cols.shape[0]):
         j = cols[q]
         row = offset + q
