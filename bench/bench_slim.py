@@ -127,7 +127,7 @@ def accuracy(root, X, y, classes) -> float:
 
 
 def run_one(data: Path, start: str, name: str, k, budget: int, time_limit: float,
-            sat_timeout: float | None, verbose: int = 0):
+            sat_timeout: float | None, verbose: int = 0, solver: str = "g4"):
     from pybsnsing.optimal.slim import _from_model, _predict, _relabel, slim_improve
 
     Xtr, ytr, Xte, yte = load_fold(data, name, k)
@@ -143,7 +143,7 @@ def run_one(data: Path, start: str, name: str, k, budget: int, time_limit: float
     acc0 = accuracy(root, Xte, yte, classes_tr)
     t0, c0 = time.perf_counter(), time.process_time()
     res = slim_improve(root, Xtr, yfit, budget=budget, total_time_limit=time_limit,
-                       sat_timeout=sat_timeout, verbose=verbose)
+                       sat_timeout=sat_timeout, solver=solver, verbose=verbose)
     secs, cpu = time.perf_counter() - t0, time.process_time() - c0
     new = _from_model(res.tree, np.asarray(classes_tr))
     acc1 = accuracy(new, Xte, yte, classes_tr)
@@ -165,6 +165,10 @@ def main(argv=None) -> int:
     ap.add_argument("--sat-timeout", type=float, default=None, help="override the preset's t")
     ap.add_argument("--time", type=float, default=120.0, help="seconds per fold (total_time_limit)")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--solver", default="g4",
+                    help="python-sat solver (default g4 = Glucose 4.1, the paper's; cd19 = "
+                         "CaDiCaL 1.9.5: much faster on some hard calls, not on others -- "
+                         "bench/results/slim_d300_session6.txt)")
     ap.add_argument("--ci", action="store_true", help="three small instances, 2 folds, 20 s each")
     ap.add_argument("--only", nargs="*", help="start:instance, e.g. iti:hungarian-un")
     ap.add_argument("--out", type=Path)
@@ -184,14 +188,15 @@ def main(argv=None) -> int:
         out.append(s)
 
     say(f"DT-SLIM bench: budget d{a.budget}/c{a.budget}, sat_timeout "
-        f"{a.sat_timeout or a.budget} s, {a.time:g} s per fold, folds {a.folds}")
+        f"{a.sat_timeout or a.budget} s, {a.time:g} s per fold, folds {a.folds}, "
+        f"solver {a.solver}")
     say(f"{'start':5} {'instance':26} {'depth before':>12} {'after':>6} {'paper':>13} "
         f"{'acc before':>10} {'after':>6} {'paper':>11} {'s/fold':>7} {'cpu s':>7} "
         f"{'calls':>5} {'t/o':>3} {'sat s':>6} {'big':>4} done")
     for start, name in todo:
         ks = folds(a.data, name)[: a.folds]
-        rows = [run_one(a.data, start, name, k, a.budget, a.time, a.sat_timeout, a.verbose)
-                for k in ks]
+        rows = [run_one(a.data, start, name, k, a.budget, a.time, a.sat_timeout, a.verbose,
+                        a.solver) for k in ks]
         r = np.array([row[:10] for row in rows], dtype=float).mean(0)
         done = sum(bool(row[10]) for row in rows)
         p = PAPER.get((start, name), (np.nan,) * 4)

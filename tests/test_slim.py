@@ -485,3 +485,30 @@ def test_known_timeout_not_solved_again():
         assert not s.compute(s.root, s.subtree(s.root, 0, True), None, 0, True)
         assert s.last_status == "timeout"
     assert s.stats["sat_calls"] == 1 and s.stats["known"] == 3
+
+
+def test_every_cadical_name_is_sliced():
+    """python-sat has no ``interrupt`` for any CaDiCaL: all its names must be solved in
+    conflict slices (with the timer, "cd15" raised in the timer thread and ran on
+    past its time limit)."""
+    from pysat.solvers import SolverNames
+
+    from pybsnsing.optimal.sat_encodings import _NO_INTERRUPT
+
+    names = {n for attr in dir(SolverNames) if attr.startswith("cadical")
+             for n in getattr(SolverNames, attr)}
+    assert names and names <= set(_NO_INTERRUPT)
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+@pytest.mark.parametrize("solver", ["cd15", "cd19"])
+def test_cadical_time_limit_kept(solver):
+    """A hard call (parity of 6 features, depth 5 asked) stops near its time limit."""
+    import time
+
+    rng = np.random.default_rng(5)
+    X = np.unique(rng.integers(0, 2, (160, 24)).astype(np.uint8), axis=0)
+    y = X[:, :6].sum(1) % 2
+    t = time.perf_counter()
+    status, _, _ = solve_depth(X, y, 5, encoding="depth", solver=solver, time_limit=0.5)
+    assert status == "timeout" and time.perf_counter() - t < 5

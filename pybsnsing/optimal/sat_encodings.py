@@ -287,9 +287,13 @@ def encoding_size(n: int, k: int, d: int, encoding: str = "auto") -> int:
     return n * (n - 1) * k * d + n * d * 3 * k
 
 
-#: python-sat solvers whose ``interrupt`` is not implemented (CaDiCaL): a time limit is
-#: kept by solving in slices of :data:`CONFLICT_SLICE` conflicts instead
-_NO_INTERRUPT = ("cd19", "cadical195", "cd195")
+#: python-sat solvers whose ``interrupt`` is not implemented (every CaDiCaL, all of
+#: python-sat's names for it; without this the timer thread raises and the time limit is
+#: ignored): a time limit is kept by solving in slices of :data:`CONFLICT_SLICE`
+#: conflicts instead
+_NO_INTERRUPT = tuple(f"{p}{v}" for p in ("cd", "cdl") for v in ("", "103", "15", "153", "19",
+                                                                    "195", "30", "300")
+                      ) + ("cadical103", "cadical153", "cadical195", "cadical300")
 CONFLICT_SLICE = 20_000
 
 

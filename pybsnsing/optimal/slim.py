@@ -59,9 +59,12 @@ __all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "sample_limi
 # --------------------------------------------------------------------------- limits
 #: local instances whose encoding would exceed this many clauses are skipped (memory). The
 #: authors have no such cap (their runs had 8 GB); the clauses go to the solver block by
-#: block (no Python copy): 27.8M clauses took 1.76 GB peak and 38 s to encode here, so 50M
-#: is about 3 GB. (It was 4M: that skipped the ROOT instances of hungarian -- e.g. 174
-#: samples x 41 features, 15M clauses at depth 12 -- which take the tree from 13 to 9.)
+#: block (no Python copy): 27.8M clauses took 1.76 GB peak and 38 s to encode here. Memory
+#: is not proportional to clauses: DT_depth with ~700 features (weka australian's ls, 45-48M
+#: clauses at depth 8) peaked at 18.5 GB and took 150-214 s to encode
+#: (bench/results/slim_d300_session6.txt). (It was 4M: that skipped the ROOT instances of
+#: hungarian -- e.g. 174 samples x 41 features, 15M clauses at depth 12 -- which take the
+#: tree from 13 to 9.)
 MAX_CLAUSES = 50_000_000
 
 #: the sample limits c_t(d) of the authors' experiments (index = depth of the local
