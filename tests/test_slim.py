@@ -512,3 +512,21 @@ def test_cadical_time_limit_kept(solver):
     t = time.perf_counter()
     status, _, _ = solve_depth(X, y, 5, encoding="depth", solver=solver, time_limit=0.5)
     assert status == "timeout" and time.perf_counter() - t < 5
+
+
+def test_clause_cap_follows_the_available_memory(monkeypatch):
+    # an encoding's peak is budgeted at BYTES_PER_CLAUSE: with little memory available,
+    # larger local instances are skipped instead of the process being killed
+    import pybsnsing.optimal.slim as S
+
+    monkeypatch.setattr(S, "_available_memory", lambda: 4 << 30)
+    assert S.clause_cap() == int(0.6 * (4 << 30) / S.BYTES_PER_CLAUSE)
+    monkeypatch.setattr(S, "_available_memory", lambda: 1 << 50)
+    assert S.clause_cap() == S.MAX_CLAUSES
+    monkeypatch.setattr(S, "_available_memory", lambda: None)
+    assert S.clause_cap() == S.MAX_CLAUSES
+    monkeypatch.setattr(S, "_available_memory", lambda: 1 << 20)
+    assert S.clause_cap() == 1_000_000
+    monkeypatch.undo()
+    free = S._available_memory()
+    assert free is None or free > 0

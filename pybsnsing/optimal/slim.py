@@ -66,6 +66,31 @@ __all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "sample_limi
 #: hungarian -- e.g. 174 samples x 41 features, 15M clauses at depth 12 -- which take the
 #: tree from 13 to 9.)
 MAX_CLAUSES = 50_000_000
+#: peak bytes per clause to budget for (DT_depth at ~700 features: 18.5 GB at 47M clauses)
+BYTES_PER_CLAUSE = 400
+
+
+def clause_cap() -> int:
+    """The clause cap of a run: :data:`MAX_CLAUSES`, lowered so that an encoding's peak
+    (:data:`BYTES_PER_CLAUSE` per clause) stays within 60 % of the memory available now
+    (Linux; elsewhere :data:`MAX_CLAUSES`) -- a larger local instance is skipped rather
+    than the process killed for want of memory."""
+    free = _available_memory()
+    if free is None:
+        return MAX_CLAUSES
+    return max(1_000_000, min(MAX_CLAUSES, int(0.6 * free / BYTES_PER_CLAUSE)))
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's ``MemAvailable``), or None."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 #: the sample limits c_t(d) of the authors' experiments (index = depth of the local
 #: subtree; ASchidler/decision_tree, improve/improve_depth_first.py at e96d13a,
@@ -384,7 +409,7 @@ class _Slim:
         self.known: dict[bytes, dict] = {}
         self.last_status = ""
         self.min_target = 2
-        self.max_clauses = MAX_CLAUSES
+        self.max_clauses = clause_cap()
         self.log: Callable[[dict], None] | None = None
         self.annotate()
 
