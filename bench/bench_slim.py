@@ -165,6 +165,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sat-timeout", type=float, default=None, help="override the preset's t")
     ap.add_argument("--time", type=float, default=120.0, help="seconds per fold (total_time_limit)")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--first-fold", type=int, default=0,
+                    help="start at this fold (with --folds N: folds F .. F + N - 1)")
     ap.add_argument("--solver", default="g4",
                     help="python-sat solver (default g4 = Glucose 4.1, the paper's; cd19 = "
                          "CaDiCaL 1.9.5: much faster on some hard calls, not on others -- "
@@ -188,13 +190,18 @@ def main(argv=None) -> int:
         out.append(s)
 
     say(f"DT-SLIM bench: budget d{a.budget}/c{a.budget}, sat_timeout "
-        f"{a.sat_timeout or a.budget} s, {a.time:g} s per fold, folds {a.folds}, "
+        f"{a.sat_timeout or a.budget} s, {a.time:g} s per fold, folds {a.folds} from "
+        f"fold {a.first_fold}, "
         f"solver {a.solver}")
     say(f"{'start':5} {'instance':26} {'depth before':>12} {'after':>6} {'paper':>13} "
         f"{'acc before':>10} {'after':>6} {'paper':>11} {'s/fold':>7} {'cpu s':>7} "
         f"{'calls':>5} {'t/o':>3} {'sat s':>6} {'big':>4} done")
     for start, name in todo:
-        ks = folds(a.data, name)[: a.folds]
+        ks = folds(a.data, name)[a.first_fold: a.first_fold + a.folds]
+        if not ks:
+            say(f"{start:5} {name:26} no fold {a.first_fold} (it has "
+                f"{len(folds(a.data, name))})")
+            continue
         rows = [run_one(a.data, start, name, k, a.budget, a.time, a.sat_timeout, a.verbose,
                         a.solver) for k in ks]
         r = np.array([row[:10] for row in rows], dtype=float).mean(0)
