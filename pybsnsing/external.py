@@ -498,10 +498,8 @@ def node_external(
     to the exact split that the two could answer differently (dropping questions
     that duplicate an earlier one of the same ENUM group changed golden trees).
     """
-    shape = (xt.shape[0], rows.shape[0])
     _, var, index, _, _, _, _ = _k.rpart_anova_rows(
-        xt, yf, ordm, rows, np.empty(shape, np.int64), np.empty(shape), np.empty(shape),
-        2, 20, 7, 0.01, 4)
+        xt, yf, ordm, rows, *_k.work_arrays(xt.shape[0], rows.shape[0]), 2, 20, 7, 0.01, 4)
     return external_from_splits(X, ordm, names, var, index)
 
 

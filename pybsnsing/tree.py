@@ -829,9 +829,8 @@ def _compile_parent_half() -> None:
     g = Grower(X, names, y, bscontrol(), 1)
     ordm = g.root_orders()
     rows = np.arange(X.shape[0], dtype=np.int64)
-    shape = ordm.shape
     R.sorted_columns_into(np.ascontiguousarray(g.X.T), g.y.astype(np.float64), ordm, rows,
-                          np.empty(shape, np.int64), np.empty(shape), np.empty(shape))
+                          *R.work_arrays(*ordm.shape))
     ext = external_from_splits(g.X, ordm, g.names, np.zeros(1, dtype=np.int64), np.zeros(1))
     g._pack([ext], [0, ext.m], NodeRows(ordm, rows, g.slot, g.pos), 1)
     grow_tree(X, names, y, bscontrol(import_external=False))

@@ -222,6 +222,15 @@ def _gram_put(G, m, ok, i, j, s):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _gram_put4(G, m, ok, i, j0, s0, s1, s2, s3):
+    """Row ``i``'s sums with rows ``j0 .. j0 + 3`` (:func:`_gram_put`)."""
+    _gram_put(G, m, ok, i, j0, s0)
+    _gram_put(G, m, ok, i, j0 + 1, s1)
+    _gram_put(G, m, ok, i, j0 + 2, s2)
+    _gram_put(G, m, ok, i, j0 + 3, s3)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _gram_block(X, G, rows, r0, j0):
     """``G`` over the rows ``rows[r0 .. r0 + 3]`` x rows ``j0 .. j0 + 3`` (pairs ``i < j``
     only): sixteen popcount sums in one pass over the words, so that each word loaded
@@ -264,25 +273,10 @@ def _gram_block(X, G, rows, r0, j0):
         s31 += popcnt(a3 & b1)
         s32 += popcnt(a3 & b2)
         s33 += popcnt(a3 & b3)
-    ok1 = r0 + 1 < P
-    ok2 = r0 + 2 < P
-    ok3 = r0 + 3 < P
-    _gram_put(G, m, True, i0, j0, s00)
-    _gram_put(G, m, True, i0, j0 + 1, s01)
-    _gram_put(G, m, True, i0, j0 + 2, s02)
-    _gram_put(G, m, True, i0, j0 + 3, s03)
-    _gram_put(G, m, ok1, i1, j0, s10)
-    _gram_put(G, m, ok1, i1, j0 + 1, s11)
-    _gram_put(G, m, ok1, i1, j0 + 2, s12)
-    _gram_put(G, m, ok1, i1, j0 + 3, s13)
-    _gram_put(G, m, ok2, i2, j0, s20)
-    _gram_put(G, m, ok2, i2, j0 + 1, s21)
-    _gram_put(G, m, ok2, i2, j0 + 2, s22)
-    _gram_put(G, m, ok2, i2, j0 + 3, s23)
-    _gram_put(G, m, ok3, i3, j0, s30)
-    _gram_put(G, m, ok3, i3, j0 + 1, s31)
-    _gram_put(G, m, ok3, i3, j0 + 2, s32)
-    _gram_put(G, m, ok3, i3, j0 + 3, s33)
+    _gram_put4(G, m, True, i0, j0, s00, s01, s02, s03)
+    _gram_put4(G, m, r0 + 1 < P, i1, j0, s10, s11, s12, s13)
+    _gram_put4(G, m, r0 + 2 < P, i2, j0, s20, s21, s22, s23)
+    _gram_put4(G, m, r0 + 3 < P, i3, j0, s30, s31, s32, s33)
 
 
 # compiled once, called by both drivers (inlined, the parallel driver took 8 s to compile)

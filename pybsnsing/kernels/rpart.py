@@ -194,6 +194,14 @@ def sorted_columns(
     return sorts, vals, ys
 
 
+def work_arrays(p: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sorts, vals, ys)``: new (p, n) int64, float64, float64 work arrays for
+    :func:`sorted_columns_into` / :func:`rpart_anova_rows`, from numpy's allocator (large
+    ones get transparent huge pages: a tenth of the page faults of numba's)."""
+    return (np.empty((p, n), dtype=np.int64), np.empty((p, n), dtype=np.float64),
+            np.empty((p, n), dtype=np.float64))
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def sorted_columns_into(
     xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray, sorts: np.ndarray,
@@ -797,10 +805,8 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     """:func:`rpart_anova` on a subset of the columns of ``xt`` (and entries of ``y``):
     the fit's rows are the row ids ``rows`` (in the fit's row order), ``order`` holds
     (p, len(rows)) ascending orders of them as row ids. Avoids gathering the rows.
-    ``sorts`` (int64), ``vals``, ``ys`` (float64): (p, len(rows)) work arrays (the
-    columns in sorted order, :func:`sorted_columns_into`), given by the caller so that
-    large ones come from numpy's allocator (transparent huge pages: a tenth of the page
-    faults)."""
+    ``sorts``, ``vals``, ``ys``: the (p, len(rows)) work arrays of
+    :func:`sorted_columns_into` (:func:`work_arrays`), given by the caller."""
     p = xt.shape[0]
     n = rows.shape[0]
     maxpri = maxcompete + 1
