@@ -4,7 +4,10 @@ Reads ``../shared/data/dtslim`` (or ``--data``): per instance and fold, the
 training/test split and the initial Weka J48 (``.tree``) or ITI (``.iti``) tree;
 runs :func:`pybsnsing.optimal.slim.slim_improve` and prints, per instance, the
 average depth before and after over the folds, the paper's figures beside,
-test accuracy before and after, and seconds.
+test accuracy before and after, and seconds. Columns: calls / t/o / sat s are the
+SAT calls, their timeouts and seconds; big the local instances skipped as too big;
+done the folds that finished (no node left to try); murtree the depth questions
+MurTree answered / was asked before SAT (``--murtree 0``: SAT only, as the paper).
 
     .venv/bin/python bench/bench_slim.py --ci                 # 3 small instances, short budgets
     .venv/bin/python bench/bench_slim.py --budget 300 --time 600 --out bench/results/slim_table.txt
@@ -127,7 +130,8 @@ def accuracy(root, X, y, classes) -> float:
 
 
 def run_one(data: Path, start: str, name: str, k, budget: int, time_limit: float,
-            sat_timeout: float | None, verbose: int = 0, solver: str = "g4"):
+            sat_timeout: float | None, verbose: int = 0, solver: str = "g4",
+            murtree: float | None = None):
     from pybsnsing.optimal.slim import _from_model, _predict, _relabel, slim_improve
 
     Xtr, ytr, Xte, yte = load_fold(data, name, k)
@@ -143,7 +147,8 @@ def run_one(data: Path, start: str, name: str, k, budget: int, time_limit: float
     acc0 = accuracy(root, Xte, yte, classes_tr)
     t0, c0 = time.perf_counter(), time.process_time()
     res = slim_improve(root, Xtr, yfit, budget=budget, total_time_limit=time_limit,
-                       sat_timeout=sat_timeout, solver=solver, verbose=verbose)
+                       sat_timeout=sat_timeout, solver=solver, verbose=verbose,
+                       murtree_seconds=murtree)
     secs, cpu = time.perf_counter() - t0, time.process_time() - c0
     new = _from_model(res.tree, np.asarray(classes_tr))
     acc1 = accuracy(new, Xte, yte, classes_tr)
@@ -151,11 +156,12 @@ def run_one(data: Path, start: str, name: str, k, budget: int, time_limit: float
     depths = [d0] + [t["depth"] for t in res.trace]
     assert all(a >= b for a, b in zip(depths, depths[1:], strict=False))
     del classes
-    calls = res.stats.get("calls", [])
+    calls = [c for c in res.stats.get("calls", []) if c["encoding"] != "murtree"]
     sat_s = sum(c["seconds"] for c in calls)
     return (d0, res.final_depth, acc0, acc1, secs, cpu, len(calls),
             res.stats.get("sat_timeouts", 0), sat_s, res.stats.get("too_big", 0),
-            res.stats.get("completed"))
+            res.stats.get("completed"), res.stats.get("murtree_answers", 0),
+            res.stats.get("murtree_calls", 0))
 
 
 def main(argv=None) -> int:
@@ -171,6 +177,10 @@ def main(argv=None) -> int:
                     help="python-sat solver (default g4 = Glucose 4.1, the paper's; cd19 = "
                          "CaDiCaL 1.9.5: much faster on some hard calls, not on others -- "
                          "bench/results/slim_d300_session6.txt)")
+    ap.add_argument("--murtree", type=float, default=None,
+                    help="seconds each local depth question goes to MurTree before SAT "
+                         "(default: the package's, 5%% of the SAT timeout; 0: SAT only, as "
+                         "the paper)")
     ap.add_argument("--ci", action="store_true", help="three small instances, 2 folds, 20 s each")
     ap.add_argument("--only", nargs="*", help="start:instance, e.g. iti:hungarian-un")
     ap.add_argument("--out", type=Path)
@@ -192,10 +202,11 @@ def main(argv=None) -> int:
     say(f"DT-SLIM bench: budget d{a.budget}/c{a.budget}, sat_timeout "
         f"{a.sat_timeout or a.budget} s, {a.time:g} s per fold, folds {a.folds} from "
         f"fold {a.first_fold}, "
-        f"solver {a.solver}")
+        f"solver {a.solver}, MurTree first: "
+        f"{'off (SAT only)' if a.murtree == 0 else (a.murtree or 'default')}")
     say(f"{'start':5} {'instance':26} {'depth before':>12} {'after':>6} {'paper':>13} "
         f"{'acc before':>10} {'after':>6} {'paper':>11} {'s/fold':>7} {'cpu s':>7} "
-        f"{'calls':>5} {'t/o':>3} {'sat s':>6} {'big':>4} done")
+        f"{'calls':>5} {'t/o':>3} {'sat s':>6} {'big':>4} done  murtree")
     for start, name in todo:
         ks = folds(a.data, name)[a.first_fold: a.first_fold + a.folds]
         if not ks:
@@ -203,13 +214,14 @@ def main(argv=None) -> int:
                 f"{len(folds(a.data, name))})")
             continue
         rows = [run_one(a.data, start, name, k, a.budget, a.time, a.sat_timeout, a.verbose,
-                        a.solver) for k in ks]
+                        a.solver, a.murtree) for k in ks]
         r = np.array([row[:10] for row in rows], dtype=float).mean(0)
         done = sum(bool(row[10]) for row in rows)
         p = PAPER.get((start, name), (np.nan,) * 4)
         say(f"{start:5} {name:26} {r[0]:12.1f} {r[1]:6.1f} {p[0]:6g} -> {p[1]:<4g} "
             f"{r[2]:10.2f} {r[3]:6.2f} {p[2]:4.2f} -> {p[3]:4.2f} {r[4]:7.1f} {r[5]:7.1f} "
-            f"{r[6]:5.0f} {r[7]:3.0f} {r[8]:6.1f} {r[9]:4.0f} {done}/{len(ks)}")
+            f"{r[6]:5.0f} {r[7]:3.0f} {r[8]:6.1f} {r[9]:4.0f} {done}/{len(ks)}   "
+            f"{sum(row[11] for row in rows)}/{sum(row[12] for row in rows)}")
     if a.out:
         a.out.write_text("\n".join(out) + "\n")
     return 0

@@ -530,3 +530,81 @@ def test_clause_cap_follows_the_available_memory(monkeypatch):
     monkeypatch.undo()
     free = S._available_memory()
     assert free is None or free > 0
+
+
+# --------------------------------------------------------------------------- MurTree first
+def test_murtree_depth_matches_brute_force():
+    """murtree_depth answers solve_depth's question (a perfect tree of depth <= d?)
+    exactly: SAT at the brute-force minimum depth (with a perfect tree of depth <= d),
+    UNSAT one below."""
+    from pybsnsing.optimal.slim import murtree_depth
+
+    rng = np.random.default_rng(17)
+    seen = set()
+    for _ in range(80):
+        X, y = _tiny(rng)
+        y = np.unique(y, return_inverse=True)[1]
+        m = brute_min_depth(X, y)
+        for d in range(max(1, m - 1), m + 2):
+            status, tree, _ = murtree_depth(X, y, d, 30)
+            seen.add(status)
+            assert status == ("sat" if d >= m else "unsat")
+            if tree is not None:
+                assert tree.depth() <= d
+                assert (_predict(tree, X) == y).all()
+    assert seen == {"sat", "unsat"}
+
+
+def test_murtree_depth_on_a_chain():
+    """A chain-like instance (each feature isolates one row, as one-hot columns of a
+    continuous attribute), the shape of weka australian's small local instances whose
+    UNSAT proofs took Glucose minutes: MurTree, SAT and brute force agree."""
+    from pybsnsing.optimal.slim import murtree_depth
+
+    n = 9
+    X = np.eye(n, dtype=np.uint8)[:, : n - 1]  # feature j: row j alone; row n-1: all zero
+    y = (np.arange(n) == n - 1).astype(np.int64)  # the all-zero row is the odd one out
+    m = brute_min_depth(X, y)
+    assert m == n - 1
+    assert murtree_depth(X, y, m, 10)[0] == "sat"
+    assert murtree_depth(X, y, m - 1, 10)[0] == "unsat"
+    assert solve_depth(X, y, m - 1, encoding="depth", time_limit=60)[0] == "unsat"
+    with pytest.raises(ValueError, match="depth must be"):
+        murtree_depth(X, y, 13, 1)
+
+
+@pytest.mark.parametrize("murtree_seconds", [0, None, 5.0])
+def test_slim_with_and_without_murtree_first(murtree_seconds):
+    X, y = _load("monks-1_bin.data")
+    g = greedy_fit(X, y)
+    res = _check_slim(X, y, g, budget=60, sat_timeout=10, total_time_limit=60,
+                      murtree_seconds=murtree_seconds)
+    st_ = res.tree.stats
+    if murtree_seconds == 0:
+        assert st_["murtree_calls"] == 0 and st_["sat_calls"] > 0
+        assert all(c["encoding"] != "murtree" for c in st_["calls"])
+    else:
+        assert st_["murtree_calls"] > 0 and st_["murtree_answers"] > 0
+        assert st_["murtree_calls"] == sum(c["encoding"] == "murtree" for c in st_["calls"])
+        # a question MurTree left open went on to SAT, nothing else did
+        assert st_["sat_calls"] == st_["murtree_calls"] - st_["murtree_answers"] + sum(
+            c["target"] > 12 for c in st_["calls"] if c["encoding"] != "murtree")
+    assert res.final_depth < g.depth
+
+
+def test_slim_same_depths_with_murtree_first():
+    """MurTree and SAT answer the same questions: from the same tree, with time to
+    spare, DT-SLIM ends at the same depth either way."""
+    X, y = _load("monks-3_bin.data")
+    g = greedy_fit(X, y)
+    a = _check_slim(X, y, g, budget=60, sat_timeout=30, murtree_seconds=0)
+    b = _check_slim(X, y, g, budget=60, sat_timeout=30, murtree_seconds=30)
+    assert a.tree.stats["completed"] and b.tree.stats["completed"]
+    assert [t["depth"] for t in a.trace] == [t["depth"] for t in b.trace]
+
+
+@pytest.mark.parametrize("bad", [-1, float("nan"), "5", True])
+def test_slim_murtree_seconds_checked(bad):
+    X, y = _load("monks-1_bin.data")
+    with pytest.raises(ValueError, match="murtree_seconds"):
+        slim_improve(greedy_fit(X, y), X, y, budget=60, murtree_seconds=bad)

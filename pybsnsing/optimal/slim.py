@@ -25,6 +25,13 @@
   authors' runner drops it). ``stats["calls"]`` logs every SAT call (step
   ls/la/lr/ma/mr, root depth, rows, samples, features, depths, encoding,
   size, seconds, status; ``verbose=2`` prints them).
+  Added (not in the paper, ``murtree_seconds=0`` turns it off): each depth
+  question of a local instance (a perfect tree of depth <= d?) goes first, for a
+  few seconds, to pybsnsing's MurTree engine (:func:`murtree_depth`: zero training
+  errors at depth <= d is the same question). It is exact, so a question it
+  answers gets the SAT solver's answer; only the time differs. It settles small
+  instances SAT proofs are slow on: weka australian's 30 samples x 18 features
+  at depth 9 took Glucose 228 s and MurTree 0.23 s.
 * :func:`greedy_fit` — a perfect-fit greedy tree (Gini or entropy, no depth
   limit, no pruning), standing in for C4.5 / ITI as a starting tree.
 * Budgets of the paper (§6): :data:`PRESETS` ``60``, ``300``, ``800`` seconds.
@@ -38,6 +45,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import numbers
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,10 +58,11 @@ from ..errors import PybsnsingValueError
 from ..validation import check_binary
 from .model import OptimalTreeModel, OptimalTreeNode
 from .sat_encodings import SatNode, encoding_size, pysat, solve_depth
+from .solver import MAX_DEPTH_LIMIT
 from .solver import encode_y as _encode_y
 
-__all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "sample_limit",
-           "slim_improve"]
+__all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "murtree_depth",
+           "sample_limit", "slim_improve"]
 
 
 # --------------------------------------------------------------------------- limits
@@ -128,6 +137,9 @@ def sample_limit(budget: int) -> Callable[[int], int]:
 
 
 #: budget -> (sample_limit, depth_limit, sat_timeout), the paper's d_t / c_t / t.
+#: ``murtree_seconds=None``: this share of ``sat_timeout`` goes to MurTree first
+MURTREE_SHARE = 0.05
+
 PRESETS: dict[int, tuple[Callable[[int], int], int, float]] = {
     t: (sample_limit(t), sample_limit(t).depth_limit, float(t)) for t in (60, 300, 800)
 }
@@ -317,6 +329,44 @@ def min_depth_tree(X_bin: Any, y: Any, *, encoding: str = "auto", solver: str = 
     return _to_model(tree, X, y, classes, names, time.perf_counter() - t0, True, stats)
 
 
+def murtree_depth(X: np.ndarray, y: np.ndarray, d: int, time_limit: float,
+                  ) -> tuple[str, SatNode | None, dict]:
+    """Is there a perfect tree of depth <= ``d`` (at most :data:`MAX_DEPTH_LIMIT`) for
+    0/1 rows ``X`` with class codes ``y`` (0..K-1)? :func:`solve_depth`'s question,
+    answered by the MurTree engine (fewest training errors at depth <= d; errors-only
+    objective, so it stops at the first perfect tree): ``("sat", tree, info)``,
+    ``("unsat", None, info)``, or ``("timeout", None, info)`` when ``time_limit`` seconds
+    ran out first."""
+    from . import _engine
+
+    if not 1 <= d <= MAX_DEPTH_LIMIT:
+        raise PybsnsingValueError(f"murtree_depth: depth must be 1..{MAX_DEPTH_LIMIT}, not {d}")
+    t0 = time.perf_counter()
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    info: dict[str, Any] = {"encoding": "murtree", "clauses": 0, "vars": None,
+                            "encode_seconds": 0.0}
+    if _rows_pure(y):
+        return "sat", SatNode(label=int(y[0]) if len(y) else 0), info
+    packed = _engine.pack(X, y, int(y.max()) + 1)
+    dd, nn = _engine.normalise(d, 2 ** d - 1)
+    res = _engine.search(packed, dd, nn, 1, 0, max(float(time_limit), 0.0))
+    info["seconds"] = time.perf_counter() - t0
+    if res.cost == 0:
+        def rec(k: int) -> SatNode:
+            f = int(res.feature[k])
+            if f < 0:
+                return SatNode(label=int(res.counts[k].argmax()))
+            lo, hi = int(res.left[k]), int(res.right[k])
+            if not res.counts[lo].any():
+                return rec(hi)
+            if not res.counts[hi].any():
+                return rec(lo)
+            return SatNode(f, rec(lo), rec(hi))
+
+        return "sat", rec(0), info
+    return ("unsat" if res.optimal else "timeout"), None, info
+
+
 def _map_features(nd: SatNode, cols: np.ndarray) -> None:
     if nd.is_leaf:
         return
@@ -396,14 +446,15 @@ def _weighted_sum(D: np.ndarray, w: np.ndarray) -> np.ndarray:
 class _Slim:
     def __init__(self, root: SatNode, X: np.ndarray, y: np.ndarray, K: int,
                  climit: Callable[[int], int], dlimit: int, sat_timeout: float,
-                 solver: str, encoding: str, support: str):
+                 solver: str, encoding: str, support: str, murtree_seconds: float = 0.0):
         self.root, self.X, self.y, self.K = root, X, y, K
+        self.murtree_seconds = murtree_seconds
         self.climit, self.dlimit, self.sat_timeout = climit, dlimit, sat_timeout
         self.solver, self.encoding, self.support = solver, encoding, support
         rng = np.random.default_rng(12345)
         self.w = rng.integers(1, 2 ** 63 - 1, size=X.shape[1], dtype=np.uint64)
         self.stats = {"sat_calls": 0, "sat_timeouts": 0, "replacements": 0, "too_big": 0,
-                      "known": 0}
+                      "known": 0, "murtree_calls": 0, "murtree_answers": 0}
         #: local instance (hash of its distinct rows and classes) -> the deepest target
         #: proved UNSAT, and the targets that timed out (with the seconds they were given)
         self.known: dict[bytes, dict] = {}
@@ -643,12 +694,23 @@ class _Slim:
                 self.stats["known"] += 1
                 self.last_status = "unsat" if target <= known["unsat"] else "timeout"
                 break
-            self.stats["sat_calls"] += 1
             tc = time.perf_counter()
-            status, tree, info = solve_depth(Xr, yc, target, encoding=self.encoding,
-                                             solver=self.solver, time_limit=left)
-            self.log_call(u, r, full, len(S), len(first), len(cols), tdepth, target, status,
-                          info, time.perf_counter() - tc, how)
+            status = "timeout"
+            if self.murtree_seconds > 0 and target <= MAX_DEPTH_LIMIT:
+                self.stats["murtree_calls"] += 1
+                status, tree, info = murtree_depth(Xr, yc, target,
+                                                   min(left, self.murtree_seconds))
+                self.stats["murtree_answers"] += status != "timeout"
+                self.log_call(u, r, full, len(S), len(first), len(cols), tdepth, target,
+                              status, info, time.perf_counter() - tc, how)
+            if status == "timeout":
+                self.stats["sat_calls"] += 1
+                ts = time.perf_counter()
+                status, tree, info = solve_depth(Xr, yc, target, encoding=self.encoding,
+                                                 solver=self.solver,
+                                                 time_limit=left - (ts - tc))
+                self.log_call(u, r, full, len(S), len(first), len(cols), tdepth, target,
+                              status, info, time.perf_counter() - ts, how)
             self.last_status = status
             if status == "unsat":
                 known["unsat"] = max(known["unsat"], target)
@@ -848,7 +910,7 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
                  depth_limit: int | None = None, sat_timeout: float | None = None,
                  total_time_limit: float | None = None, solver: str = "g4",
                  encoding: str = "auto", verbose: bool | int = False,
-                 features: str = "both") -> SlimResult:
+                 features: str = "both", murtree_seconds: float | None = None) -> SlimResult:
     """DT-SLIM (Alg. 1): make a training-perfect tree shallower, keeping it perfect.
 
     Args:
@@ -872,6 +934,11 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
         encoding: "auto" (hybrid), "depth" or "partition".
         verbose: True (or 1) prints a line per replacement, 2 also one per SAT call.
         features: bsnsing models only: which binary features DT-SLIM works with.
+        murtree_seconds: each depth question of a local instance (target depth <= 12)
+            first goes to pybsnsing's MurTree engine for at most this many seconds
+            (:func:`murtree_depth`, exact: the same answer as SAT, often far sooner);
+            the SAT solver gets what is left of ``sat_timeout``. None: 5 % of
+            ``sat_timeout``; 0: SAT only, as the paper.
 
     Returns:
         :class:`SlimResult` (the tree and a trace of every replacement); for a bsnsing
@@ -910,7 +977,7 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
             raise PybsnsingValueError("a bsnsing model brings its own training rows: leave "
                                       "y out (X_bin: None, or the training data frame)")
         return _slim_bsnsing(tree, features, X_bin, solver=solver, encoding=encoding,
-                             verbose=verbose, **limits)
+                             verbose=verbose, murtree_seconds=murtree_seconds, **limits)
     if X_bin is None or y is None:
         raise PybsnsingValueError("X_bin and y (the training data) are needed")
     pysat("slim_improve")
@@ -919,7 +986,14 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
     root, names = _initial_tree(tree, X, yc, classes, names)
     climit, dlimit, t_sat = _limits(budget, sample_limit, depth_limit, sat_timeout)
     deadline = None if total_time_limit is None else t0 + float(total_time_limit)
-    s = _Slim(root, X, yc, len(classes), climit, dlimit, t_sat, solver, encoding, "auto")
+    if murtree_seconds is None:
+        murtree_seconds = MURTREE_SHARE * t_sat
+    elif (isinstance(murtree_seconds, bool) or not isinstance(murtree_seconds, numbers.Real)
+          or not np.isfinite(murtree_seconds) or murtree_seconds < 0):
+        raise PybsnsingValueError(
+            f"murtree_seconds must be a number >= 0 or None, not {murtree_seconds!r}")
+    s = _Slim(root, X, yc, len(classes), climit, dlimit, t_sat, solver, encoding, "auto",
+              float(murtree_seconds))
     if int(verbose) >= 2:
         s.log = functools.partial(_print_call, t0)
     return _run_slim(s, classes, names, deadline, t0, verbose)
