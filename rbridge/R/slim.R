@@ -48,6 +48,10 @@
 #'   (CaDiCaL).
 #' @param features \code{"both"}, \code{"rules"} or \code{"questions"} (see
 #'   Details).
+#' @param murtree.seconds seconds each depth question of a local instance goes
+#'   first to pybsnsing's MurTree engine (exact: the same answer as SAT, often
+#'   far sooner) before the SAT solver gets the rest of \code{sat.timeout};
+#'   \code{NULL}: 5\% of \code{sat.timeout}; \code{0}: SAT only, as the paper.
 #' @return An object of the class of \code{object}, with the attribute
 #'   \code{"slim"}: a list with \code{trace} (a data frame, one row per
 #'   replacement: \code{time}, \code{depth}, \code{nodes}, \code{train_acc},
@@ -67,13 +71,19 @@
 slim_improve <- function(object, data = NULL, budget = 300, sample.limit = NULL,
                          depth.limit = NULL,
                          sat.timeout = NULL, total.time.limit = NULL,
-                         solver = c("g4", "cd19"), features = c("both", "rules", "questions")) {
+                         solver = c("g4", "cd19"), features = c("both", "rules", "questions"),
+                         murtree.seconds = NULL) {
   here <- sys.call()
   Call <- match.call()
   solver <- match.arg(solver)
   features <- match.arg(features)
   if (!inherits(object, c("bsnsing", "mbsnsing"))) {
     stop(simpleError("'object' must be a bsnsing or mbsnsing object", here))
+  }
+  if (!is.null(murtree.seconds) && (!is.numeric(murtree.seconds) || length(murtree.seconds) != 1L ||
+                                    is.na(murtree.seconds) || !is.finite(murtree.seconds) ||
+                                    murtree.seconds < 0)) {
+    stop(simpleError("'murtree.seconds' must be NULL or one number >= 0", here))
   }
   model <- .py_model(object)
   pdata <- NULL
@@ -89,7 +99,8 @@ slim_improve <- function(object, data = NULL, budget = 300, sample.limit = NULL,
   res <- .pycall(.py_slim()$slim_improve, model, pdata, budget = num(budget, TRUE),
                  sample_limit = num(sample.limit, TRUE), depth_limit = num(depth.limit, TRUE),
                  sat_timeout = num(sat.timeout), total_time_limit = num(total.time.limit),
-                 solver = solver, features = features, call = here)
+                 solver = solver, features = features,
+                 murtree_seconds = num(murtree.seconds), call = here)
   tree <- reticulate::py_get_attr(res, "tree")
   reticulate::py_set_attr(tree, "call", .deparse1(Call))
   out <- .as_r_model(tree, Call, terms = object$terms)

@@ -72,3 +72,21 @@ test_that("slim_improve on mbsnsing objects, the feature modes and read-back obj
   expect_error(slim_improve(iris), "bsnsing or mbsnsing")
   expect_error(slim_improve(bs, features = "nope"), "should be one of")
 })
+
+test_that("slim_improve with and without MurTree first (murtree.seconds)", {
+  skip_if_no_pysat()
+  skip_if_not_installed("rpart")
+  data(kyphosis, package = "rpart", envir = environment())
+  bs <- bsnsing(Kyphosis ~ ., data = kyphosis)
+  s0 <- slim_improve(bs, budget = 60, sat.timeout = 5, total.time.limit = 15,
+                     murtree.seconds = 0)
+  s2 <- slim_improve(bs, budget = 60, sat.timeout = 5, total.time.limit = 15,
+                     murtree.seconds = 2)
+  expect_slim_invariants(s0)
+  expect_slim_invariants(s2)
+  expect_lt(attr(s2, "slim")$final.depth, attr(s2, "slim")$initial.depth)
+  for (bad in list(-1, NA_real_, "2", c(1, 2))) {
+    expect_error(slim_improve(bs, budget = 60, murtree.seconds = bad),
+                 "'murtree.seconds' must be NULL or one number >= 0", fixed = TRUE)
+  }
+})
