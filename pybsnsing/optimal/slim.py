@@ -694,23 +694,10 @@ class _Slim:
                 self.stats["known"] += 1
                 self.last_status = "unsat" if target <= known["unsat"] else "timeout"
                 break
-            tc = time.perf_counter()
-            status = "timeout"
-            if self.murtree_seconds > 0 and target <= MAX_DEPTH_LIMIT:
-                self.stats["murtree_calls"] += 1
-                status, tree, info = murtree_depth(Xr, yc, target,
-                                                   min(left, self.murtree_seconds))
-                self.stats["murtree_answers"] += status != "timeout"
-                self.log_call(u, r, full, len(S), len(first), len(cols), tdepth, target,
-                              status, info, time.perf_counter() - tc, how)
-            if status == "timeout":
-                self.stats["sat_calls"] += 1
-                ts = time.perf_counter()
-                status, tree, info = solve_depth(Xr, yc, target, encoding=self.encoding,
-                                                 solver=self.solver,
-                                                 time_limit=left - (ts - tc))
-                self.log_call(u, r, full, len(S), len(first), len(cols), tdepth, target,
-                              status, info, time.perf_counter() - ts, how)
+            status, tree, info = self.ask(
+                Xr, yc, target, left,
+                functools.partial(self.log_call, u, r, full, len(S), len(first), len(cols),
+                                  tdepth, target, how=how))
             self.last_status = status
             if status == "unsat":
                 known["unsat"] = max(known["unsat"], target)
@@ -735,6 +722,26 @@ class _Slim:
                        f"{tdepth} -> {found.depth()} ({len(first)} samples, {len(cols)} features, "
                        f"{enc})")
         return True
+
+    def ask(self, Xr: np.ndarray, yc: np.ndarray, target: int, left: float,
+            log: Callable[..., None]) -> tuple[str, SatNode | None, dict]:
+        """A perfect tree of depth <= ``target`` within ``left`` seconds? MurTree first
+        for :attr:`murtree_seconds` (target <= :data:`MAX_DEPTH_LIMIT`), then SAT with
+        the rest; each call is logged by ``log(status, info, seconds)``."""
+        tc = time.perf_counter()
+        status, tree, info = "timeout", None, {}
+        if self.murtree_seconds > 0 and target <= MAX_DEPTH_LIMIT:
+            self.stats["murtree_calls"] += 1
+            status, tree, info = murtree_depth(Xr, yc, target, min(left, self.murtree_seconds))
+            self.stats["murtree_answers"] += status != "timeout"
+            log(status, info, time.perf_counter() - tc)
+        if status == "timeout":
+            self.stats["sat_calls"] += 1
+            ts = time.perf_counter()
+            status, tree, info = solve_depth(Xr, yc, target, encoding=self.encoding,
+                                             solver=self.solver, time_limit=left - (ts - tc))
+            log(status, info, time.perf_counter() - ts)
+        return status, tree, info
 
     def log_call(self, u: SatNode, r: int, full: bool, rows: int, samples: int, feats: int,
                  tdepth: int, target: int, status: str, info: dict, secs: float,
@@ -980,20 +987,22 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
                              verbose=verbose, murtree_seconds=murtree_seconds, **limits)
     if X_bin is None or y is None:
         raise PybsnsingValueError("X_bin and y (the training data) are needed")
+    return _slim_data(tree, X_bin, y, limits, solver, encoding, verbose, murtree_seconds)
+
+
+def _slim_data(tree: Any, X_bin: Any, y: Any, limits: dict, solver: str, encoding: str,
+               verbose: bool | int, murtree_seconds: float | None) -> SlimResult:
+    """:func:`slim_improve` of a tree given with its training data."""
     pysat("slim_improve")
     t0 = time.perf_counter()
     X, yc, classes, names = _prepare(X_bin, y)
     root, names = _initial_tree(tree, X, yc, classes, names)
-    climit, dlimit, t_sat = _limits(budget, sample_limit, depth_limit, sat_timeout)
-    deadline = None if total_time_limit is None else t0 + float(total_time_limit)
-    if murtree_seconds is None:
-        murtree_seconds = MURTREE_SHARE * t_sat
-    elif (isinstance(murtree_seconds, bool) or not isinstance(murtree_seconds, numbers.Real)
-          or not np.isfinite(murtree_seconds) or murtree_seconds < 0):
-        raise PybsnsingValueError(
-            f"murtree_seconds must be a number >= 0 or None, not {murtree_seconds!r}")
+    climit, dlimit, t_sat = _limits(limits["budget"], limits["sample_limit"],
+                                    limits["depth_limit"], limits["sat_timeout"])
+    total = limits["total_time_limit"]
+    deadline = None if total is None else t0 + float(total)
     s = _Slim(root, X, yc, len(classes), climit, dlimit, t_sat, solver, encoding, "auto",
-              float(murtree_seconds))
+              _murtree_seconds(murtree_seconds, t_sat))
     if int(verbose) >= 2:
         s.log = functools.partial(_print_call, t0)
     return _run_slim(s, classes, names, deadline, t0, verbose)
@@ -1025,6 +1034,17 @@ def _initial_tree(tree: Any, X: np.ndarray, yc: np.ndarray, classes: np.ndarray,
             f"tree must be an OptimalTreeModel or a SatNode, not {type(tree).__name__}")
     _relabel(root, X, yc)
     return root, names
+
+
+def _murtree_seconds(value: Any, t_sat: float) -> float:
+    """``slim_improve``'s ``murtree_seconds`` checked (None: :data:`MURTREE_SHARE` of
+    the SAT timeout)."""
+    if value is None:
+        return MURTREE_SHARE * t_sat
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not np.isfinite(value) or value < 0):
+        raise PybsnsingValueError(f"murtree_seconds must be a number >= 0 or None, not {value!r}")
+    return float(value)
 
 
 def _limits(budget: int | None, sample_limit: Callable[[int], int] | int | None,
