@@ -570,7 +570,22 @@ def test_murtree_depth_on_a_chain():
     assert murtree_depth(X, y, m - 1, 10)[0] == "unsat"
     assert solve_depth(X, y, m - 1, encoding="depth", time_limit=60)[0] == "unsat"
     with pytest.raises(ValueError, match="depth must be"):
-        murtree_depth(X, y, 13, 1)
+        murtree_depth(X, y, 17, 1)
+
+
+def test_murtree_depth_deeper_than_murtree_fit_allows():
+    """Above murtree_fit's depth 12: a 15-row chain (feature j is 1 on row j only, the
+    all-zero row alone in its class) needs depth 14 -- each split isolates one row, so
+    the all-zero row's path tests all 14 features."""
+    from pybsnsing.optimal.slim import murtree_depth
+
+    n = 15
+    X = np.eye(n, dtype=np.uint8)[:, : n - 1]
+    y = (np.arange(n) == n - 1).astype(np.int64)
+    status, tree, _ = murtree_depth(X, y, 14, 60)
+    assert status == "sat" and tree.depth() == 14 and (_predict(tree, X) == y).all()
+    assert murtree_depth(X, y, 13, 60)[0] == "unsat"
+
 
 
 @pytest.mark.parametrize("murtree_seconds", [0, None, 5.0])
@@ -588,7 +603,7 @@ def test_slim_with_and_without_murtree_first(murtree_seconds):
         assert st_["murtree_calls"] == sum(c["encoding"] == "murtree" for c in st_["calls"])
         # a question MurTree left open went on to SAT, nothing else did
         assert st_["sat_calls"] == st_["murtree_calls"] - st_["murtree_answers"] + sum(
-            c["target"] > 12 for c in st_["calls"] if c["encoding"] != "murtree")
+            c["target"] > 16 for c in st_["calls"] if c["encoding"] != "murtree")
     assert res.final_depth < g.depth
 
 

@@ -58,7 +58,6 @@ from ..errors import PybsnsingValueError
 from ..validation import check_binary
 from .model import OptimalTreeModel, OptimalTreeNode
 from .sat_encodings import SatNode, encoding_size, pysat, solve_depth
-from .solver import MAX_DEPTH_LIMIT
 from .solver import encode_y as _encode_y
 
 __all__ = ["PRESETS", "SlimResult", "greedy_fit", "min_depth_tree", "murtree_depth",
@@ -139,6 +138,9 @@ def sample_limit(budget: int) -> Callable[[int], int]:
 #: budget -> (sample_limit, depth_limit, sat_timeout), the paper's d_t / c_t / t.
 #: ``murtree_seconds=None``: this share of ``sat_timeout`` goes to MurTree first
 MURTREE_SHARE = 0.05
+#: the deepest question given to MurTree (its arrays grow as 2^depth; ``murtree_fit``'s
+#: own limit, 12, bounds a user's search, not this zero-error one)
+MURTREE_MAX_DEPTH = 16
 
 PRESETS: dict[int, tuple[Callable[[int], int], int, float]] = {
     t: (sample_limit(t), sample_limit(t).depth_limit, float(t)) for t in (60, 300, 800)
@@ -331,7 +333,7 @@ def min_depth_tree(X_bin: Any, y: Any, *, encoding: str = "auto", solver: str = 
 
 def murtree_depth(X: np.ndarray, y: np.ndarray, d: int, time_limit: float,
                   ) -> tuple[str, SatNode | None, dict]:
-    """Is there a perfect tree of depth <= ``d`` (at most :data:`MAX_DEPTH_LIMIT`) for
+    """Is there a perfect tree of depth <= ``d`` (at most :data:`MURTREE_MAX_DEPTH`) for
     0/1 rows ``X`` with class codes ``y`` (0..K-1)? :func:`solve_depth`'s question,
     answered by the MurTree engine (fewest training errors at depth <= d; errors-only
     objective, so it stops at the first perfect tree): ``("sat", tree, info)``,
@@ -339,8 +341,9 @@ def murtree_depth(X: np.ndarray, y: np.ndarray, d: int, time_limit: float,
     ran out first."""
     from . import _engine
 
-    if not 1 <= d <= MAX_DEPTH_LIMIT:
-        raise PybsnsingValueError(f"murtree_depth: depth must be 1..{MAX_DEPTH_LIMIT}, not {d}")
+    if not 1 <= d <= MURTREE_MAX_DEPTH:
+        raise PybsnsingValueError(
+            f"murtree_depth: depth must be 1..{MURTREE_MAX_DEPTH}, not {d}")
     t0 = time.perf_counter()
     y = np.ascontiguousarray(y, dtype=np.int64)
     info: dict[str, Any] = {"encoding": "murtree", "clauses": 0, "vars": None,
@@ -726,11 +729,11 @@ class _Slim:
     def ask(self, Xr: np.ndarray, yc: np.ndarray, target: int, left: float,
             log: Callable[..., None]) -> tuple[str, SatNode | None, dict]:
         """A perfect tree of depth <= ``target`` within ``left`` seconds? MurTree first
-        for :attr:`murtree_seconds` (target <= :data:`MAX_DEPTH_LIMIT`), then SAT with
+        for :attr:`murtree_seconds` (target <= :data:`MURTREE_MAX_DEPTH`), then SAT with
         the rest; each call is logged by ``log(status, info, seconds)``."""
         tc = time.perf_counter()
         status, tree, info = "timeout", None, {}
-        if self.murtree_seconds > 0 and target <= MAX_DEPTH_LIMIT:
+        if self.murtree_seconds > 0 and target <= MURTREE_MAX_DEPTH:
             self.stats["murtree_calls"] += 1
             status, tree, info = murtree_depth(Xr, yc, target, min(left, self.murtree_seconds))
             self.stats["murtree_answers"] += status != "timeout"
@@ -941,7 +944,7 @@ def slim_improve(tree: Any, X_bin: Any = None, y: Any = None, *, budget: int | N
         encoding: "auto" (hybrid), "depth" or "partition".
         verbose: True (or 1) prints a line per replacement, 2 also one per SAT call.
         features: bsnsing models only: which binary features DT-SLIM works with.
-        murtree_seconds: each depth question of a local instance (target depth <= 12)
+        murtree_seconds: each depth question of a local instance (target depth <= 16)
             first goes to pybsnsing's MurTree engine for at most this many seconds
             (:func:`murtree_depth`, exact: the same answer as SAT, often far sooner);
             the SAT solver gets what is left of ``sat_timeout``. None: 5 % of
