@@ -135,13 +135,13 @@ def sample_limit(budget: int) -> Callable[[int], int]:
     return c
 
 
-#: budget -> (sample_limit, depth_limit, sat_timeout), the paper's d_t / c_t / t.
 #: ``murtree_seconds=None``: this share of ``sat_timeout`` goes to MurTree first
 MURTREE_SHARE = 0.05
 #: the deepest question given to MurTree (its arrays grow as 2^depth; ``murtree_fit``'s
 #: own limit, 12, bounds a user's search, not this zero-error one)
 MURTREE_MAX_DEPTH = 16
 
+#: budget -> (sample_limit, depth_limit, sat_timeout), the paper's d_t / c_t / t.
 PRESETS: dict[int, tuple[Callable[[int], int], int, float]] = {
     t: (sample_limit(t), sample_limit(t).depth_limit, float(t)) for t in (60, 300, 800)
 }
