@@ -766,6 +766,7 @@ def question_set_from_orders(
     factor_levels: dict[int, list[str]] | None = None,
     keep_perfect: bool = False,
     weights: np.ndarray | None = None,
+    ordv: np.ndarray | None = None,
 ) -> QuestionSet:
     """The questions of a node from the stable sorted orders of its columns (the core of
     :func:`node_questions`, used directly by the tree grower).
@@ -787,6 +788,9 @@ def question_set_from_orders(
         weights: row weights by row id (float64; None: every row counts 1). The counts
             of binarization (perfect separation against ``node_size``, the thinning of
             cuts, small factor values against ``bin_size``) are then sums of weights.
+        ordv: (p, n) float64, the values in the order of ``ordm``
+            (:func:`sorted_values`; None: gathered here). The tree grower splits it
+            with ``ordm`` from node to node, so that no node gathers its values by row id.
 
     Returns:
         a :class:`QuestionSet` with answer ranges (``B`` is n x 0; see
@@ -794,8 +798,10 @@ def question_set_from_orders(
     """
     p, n = ordm.shape
     fcols = factor_levels or {}
+    if ordv is None:
+        ordv = sorted_values(X, ordm)
     if weights is None and not fcols and n:
-        qs = _numeric_question_set(X, y, ordm, names, target, segments=segments,
+        qs = _numeric_question_set(X, y, ordm, ordv, names, target, segments=segments,
                                    num2factor=num2factor, nseg_factor=nseg_factor,
                                    bin_size=bin_size, node_size=node_size,
                                    keep_perfect=keep_perfect)
@@ -804,7 +810,7 @@ def question_set_from_orders(
     sec: tuple[list[_Block], list[_Block], list[_Block]] = ([], [], [])
     for j in range(p):
         ordj = ordm[j]
-        ox = X[:, j].take(ordj)
+        ox = ordv[j]
         ow = None if weights is None else weights.take(ordj)
         name = names[j]
         if j in fcols:
@@ -820,7 +826,7 @@ def question_set_from_orders(
 _kernels: Any = None  # pybsnsing.kernels.binarize, once imported
 
 
-def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
+def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray, ordv: np.ndarray,
                           names: Sequence[str], target: int, *, segments: int,
                           num2factor: float, nseg_factor: float, bin_size: float,
                           node_size: float, keep_perfect: bool) -> QuestionSet | None:
@@ -841,10 +847,12 @@ def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
         y = y.view(np.uint8) if y.dtype == np.int8 else y.astype(np.uint8)
     if not ordm.flags.c_contiguous or ordm.dtype != _I64:
         ordm = np.ascontiguousarray(ordm, dtype=_I64)
+    if not ordv.flags.c_contiguous or ordv.dtype != np.float64:
+        ordv = np.ascontiguousarray(ordv, dtype=np.float64)
     n = ordm.shape[1]
     nf = n if num2factor >= n else max(int(num2factor), 0)
     cols, kinds, base, proc, rptr, values, rlo, rhi, status = K.node_questions_kernel(
-        X, y, ordm, int(target), int(segments), float(node_size), float(num2factor), nf,
+        ordv, y, ordm, int(target), int(segments), float(node_size), float(num2factor), nf,
         float(bin_size), float(nseg_factor), bool(keep_perfect))
     code = int(status[0])
     if code == K.NQ_TRIMMED:  # R: stop("This should not happen.")
@@ -932,6 +940,16 @@ def stable_argsort(x: np.ndarray) -> np.ndarray:
     key = run * n + o
     key.sort()
     return key % n
+
+
+def sorted_values(X: np.ndarray, ordm: np.ndarray) -> np.ndarray:
+    """(p, n), ``X``'s dtype: ``X[ordm[j], j]`` in each row ``j``, the values of a node's
+    columns in the order of its sorted lists ``ordm`` (row ids of ``X``, n x p)."""
+    p, n = ordm.shape
+    out = np.empty((p, n), dtype=np.asarray(X).dtype)
+    for j in range(p):
+        np.take(X[:, j], ordm[j], out=out[j])
+    return out
 
 
 def _order_matrix(X: np.ndarray, orders: Sequence[np.ndarray | None] | None) -> np.ndarray:

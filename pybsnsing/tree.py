@@ -57,6 +57,7 @@ from .questions import (
     plain_names,
     question_set_from_orders,
     r_segments,
+    sorted_values,
     stable_argsort,
 )
 from .rnames import read_quoted
@@ -70,6 +71,18 @@ from .search import (
 
 __all__ = ["Grower", "Node", "NodeColumns", "effective_node_size", "grow_nodes", "grow_tree",
            "make_node", "splittable"]
+
+#: a child's sorted lists and their values (None, None when the child is not split further)
+SortedLists = tuple[np.ndarray | None, np.ndarray | None]
+
+#: a grower of at least this many rows has its nodes carry their sorted values from node
+#: to node (:meth:`Grower.keeps_values`): gathering a node's values by row id costs more
+#: per value than splitting them with the sorted lists from columns of about this length
+#: on (bench/bench_values.py, bench/results/values.txt)
+VALUES_MIN_ROWS = 1 << 18
+
+#: no sorted values (the kernels then read the values by row id)
+_NO_VALUES = np.empty((0, 0), dtype=np.float64)
 
 #: solvers that search bit-packed columns (the numba ENUM kernels)
 _PACKED_SOLVERS = ("enum_c", "enum")
@@ -274,15 +287,22 @@ class Grower:
         """A leaf node of ``rows`` (its counts; :func:`make_node`)."""
         return make_node(number, parent, depth, rows, self.y, self.n_train)
 
-    def task(self, node: Node, ordm: np.ndarray, rows: np.ndarray) -> _Task:
+    def task(self, node: Node, ordm: np.ndarray, rows: np.ndarray,
+             ordv: np.ndarray | None = None) -> _Task:
         """The growth task of a child to split further: in this grower, or in a grower of
         its own (:meth:`localize`) when it holds at most ``1 / LOCAL_SHRINK`` of this
         grower's rows (and this grower has at least ``LOCAL_MIN_ROWS``)."""
         n_here = self.X.shape[0]
         if n_here >= LOCAL_MIN_ROWS and rows.shape[0] * LOCAL_SHRINK <= n_here:
             g, lrows, lord = self.localize(rows, ordm)
-            return _Task(node, lord, g, lrows)
-        return _Task(node, ordm, self if self.gid is not None else None, rows)
+            return _Task(node, lord, g, lrows, ordv if g.keeps_values() else None)
+        return _Task(node, ordm, self if self.gid is not None else None, rows, ordv)
+
+    def keeps_values(self) -> bool:
+        """Whether this grower's nodes carry their sorted values (``ordv``) from node to
+        node: when its columns are long enough (:data:`VALUES_MIN_ROWS`) that reading the
+        values by row id costs more than splitting them along with the sorted lists."""
+        return self.X.shape[0] >= VALUES_MIN_ROWS
 
     def localize(self, rows: np.ndarray, ordm: np.ndarray
                  ) -> tuple[Grower, np.ndarray, np.ndarray]:
@@ -339,39 +359,50 @@ class Grower:
                 sort(j)
         return ordm
 
-    def partition(self, ordm: np.ndarray, rows_left: np.ndarray, want_left: bool,
-                  want_right: bool) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Split the node's sorted lists into the children's (stable: ties keep order)."""
+    def partition(self, ordm: np.ndarray, ordv: np.ndarray | None, rows_left: np.ndarray,
+                  want_left: bool, want_right: bool) -> tuple[SortedLists, SortedLists]:
+        """Split the node's sorted lists ``ordm`` and their values ``ordv`` (None: none)
+        into the children's (stable: ties keep order): ``((left ordm, left ordv), (right
+        ordm, right ordv))``; ``(None, None)`` for a child not wanted, ``(ordm, None)``
+        without values."""
         p, n = ordm.shape
         g = self.gmask
         g[rows_left] = True
+        nl = rows_left.shape[0]
         if n >= CONCURRENT_MIN_ROWS:  # large nodes: one numba pass
             from .kernels.packing import split_orders
 
-            nl = rows_left.shape[0]
             left = np.empty(p * nl + 1, np.int64)
             right = np.empty(p * (n - nl) + 1, np.int64)
-            ok = split_orders(ordm, g, left, right)
+            valued = ordv is not None
+            left_v = np.empty(p * nl + 1 if valued else 0, np.float64)
+            right_v = np.empty(p * (n - nl) + 1 if valued else 0, np.float64)
+            ok = split_orders(ordm, _NO_VALUES if ordv is None else ordv, g, left, right,
+                              left_v, right_v)
             g[rows_left] = False
             if not ok:  # (a node's sorted lists hold its rows: never expected)
                 raise RuntimeError("partition: the sorted lists do not hold the node's rows")
-            return (left[:-1].reshape(p, nl) if want_left else None,
-                    right[:-1].reshape(p, n - nl) if want_right else None)
+            sides = ((left, left_v, nl, want_left), (right, right_v, n - nl, want_right))
+            return tuple((o[:-1].reshape(p, k), v[:-1].reshape(p, k) if valued else None)
+                         if want else (None, None) for o, v, k, want in sides)
         sel = g.take(ordm)
         g[rows_left] = False
-        left = ordm[sel].reshape(p, -1) if want_left else None
-        right = ordm[~sel].reshape(p, -1) if want_right else None
-        return left, right
+        out = []
+        for s, want in ((sel, want_left), (~sel, want_right)):
+            out.append((ordm[s].reshape(p, -1), None if ordv is None else ordv[s].reshape(p, -1))
+                       if want else (None, None))
+        return out[0], out[1]
 
     def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int,
-                  helper: Executor | None = None) -> str:
+                  helper: Executor | None = None, ordv: np.ndarray | None = None) -> str:
         """The split rule text of the node with rows ``rows`` (increasing row ids) and
         sorted lists ``ordm`` (``""`` when there is none): sources -> groups -> pack ->
         search -> texts. ``helper``: an idle thread pool that builds and packs the
-        external questions while this thread does the internal ones."""
+        external questions while this thread does the internal ones; ``ordv``: the values
+        of ``ordm`` (:func:`pybsnsing.questions.sorted_values`; None: gathered here)."""
         control = self.control
         packed = control.opt_solver in _PACKED_SOLVERS
-        found = self._node_questions(rows, ordm, target, packed, helper)
+        found = self._node_questions(rows, ordm, target, packed, helper, ordv)
         if found is None:
             return ""
         sources, offsets, text, grp = found
@@ -393,13 +424,13 @@ class Grower:
         return " | ".join(text(j) for j in result.cols)
 
     def _node_questions(self, rows: np.ndarray, ordm: np.ndarray, target: int, packed: bool,
-                        helper: Executor | None = None
+                        helper: Executor | None = None, ordv: np.ndarray | None = None
                         ) -> tuple[list[QuestionSource], list[int], Callable[[int], str],
                                    np.ndarray] | None:
         """The node's question sources (:meth:`question_sources`), where each one's questions
         start (the last entry is their number), the text of question ``k`` and the ENUM
         group ids; None when the node has no questions."""
-        sources = self.question_sources(rows, ordm, target, packed, helper)
+        sources = self.question_sources(rows, ordm, target, packed, helper, ordv)
         offsets, text = self._question_index(sources)
         if offsets[-1] == 0:
             return None
@@ -430,15 +461,19 @@ class Grower:
         return n1, Xp, Xn
 
     def question_sources(self, rows: np.ndarray, ordm: np.ndarray, target: int,
-                 packed: bool, helper: Executor | None = None) -> list[QuestionSource]:
+                         packed: bool, helper: Executor | None = None,
+                         ordv: np.ndarray | None = None) -> list[QuestionSource]:
         """The node's non-empty question sources: internal questions (counted with the
         row weights ``self.w`` when there are any), then external (made in the thread of
-        ``helper`` meanwhile, when there is one)."""
+        ``helper`` meanwhile, when there is one). ``ordv``: the values of ``ordm``
+        (None: gathered here)."""
         control = self.control
         sources: list[QuestionSource] = []
         external = None
+        if ordv is None:
+            ordv = sorted_values(self.X, ordm)
         if self.external is not None and helper is not None and not control.suppress_internal:
-            external = helper.submit(self.external_source, rows, ordm, packed)
+            external = helper.submit(self.external_source, rows, ordm, packed, ordv)
         if not control.suppress_internal:
             n1 = int(self.y.take(rows).sum())
             if n1 == 0 or n1 == rows.shape[0]:
@@ -447,24 +482,26 @@ class Grower:
                 self.X, self.yb, ordm, self.names, target, segments=self.segments,
                 num2factor=control.num2factor, nseg_factor=control.nseg_factor,
                 bin_size=control.bin_size, node_size=self.node_size,
-                keep_perfect=control.keep_perfect_separation, weights=self.w,
+                keep_perfect=control.keep_perfect_separation, weights=self.w, ordv=ordv,
             ))
         if external is not None:
             sources.append(external.result())
         elif self.external is not None:
-            sources.append(self.external_source(rows, ordm, packed))
+            sources.append(self.external_source(rows, ordm, packed, ordv))
         return [s for s in sources if s.m]
 
-    def external_source(self, rows: np.ndarray, ordm: np.ndarray, packed: bool) -> QuestionSource:
+    def external_source(self, rows: np.ndarray, ordm: np.ndarray, packed: bool,
+                        ordv: np.ndarray | None = None) -> QuestionSource:
         """The node's external questions: native rpart packed straight from the sorted
         lists when the search is packed and the names and values allow it, else answered
-        on the node's rows (native rpart, or R's rpart through rpy2)."""
+        on the node's rows (native rpart, or R's rpart through rpy2). ``ordv``: the
+        values of ``ordm``, read by native rpart (None: it gathers them)."""
         from .external import external_question_set, node_external
 
         method = self.external
         if method == "rpart" and packed and self.plain and self.finite:
             xt, yf = self._packed_external_inputs()
-            return node_external(self.X, xt, yf, ordm, rows, self.names)
+            return node_external(self.X, xt, yf, ordm, rows, self.names, ordv)
         # Fortran order makes external's X.T contiguous
         orders = self.positions(rows, ordm) if method == "rpart" else None
         return external_question_set(self.rows_matrix(rows), self.names, self.y.take(rows),
@@ -559,7 +596,9 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
     further where ``grower.can_split``. Returns the nodes in number order."""
     control = grower.control
     nodes = [root]
-    queue: deque[_Task] = deque([_Task(root, ordm, None, root.obs)])
+    ordv = sorted_values(grower.X, ordm) if grower.keeps_values() else None
+    queue: deque[_Task] = deque([_Task(root, ordm, None, root.obs, ordv)])
+    del ordv
     del ordm
     t0 = time.perf_counter()
     with _NodeWorkers(grower, max_depth) as workers:
@@ -601,6 +640,7 @@ class _Task(NamedTuple):
     ordm: np.ndarray
     grower: Grower | None
     rows: np.ndarray
+    ordv: np.ndarray | None = None  # the values of ordm (None: gathered when needed)
 
 
 @dataclass
@@ -622,14 +662,17 @@ def _within_depth(depth: int, max_depth: int | None) -> bool:
 
 
 def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | None,
-               rows: np.ndarray | None = None, helper: Executor | None = None) -> _Split:
+               rows: np.ndarray | None = None, helper: Executor | None = None,
+               ordv: np.ndarray | None = None) -> _Split:
     """A node's rule, its children and their growth tasks: the work at one node, which
     depends on the node alone (children get their numbers from :func:`grow_nodes`).
     ``rows``/``ordm``: the node's rows and sorted lists in ``grower``'s row ids (default
-    ``node.obs``, the training row ids); ``helper``: see :meth:`Grower.find_rule`."""
+    ``node.obs``, the training row ids); ``helper``: see :meth:`Grower.find_rule`;
+    ``ordv``: the values of ``ordm`` (:func:`pybsnsing.questions.sorted_values`; None:
+    gathered here)."""
     if rows is None:
         rows = node.obs
-    rule = grower.find_rule(rows, ordm, node.node_class, helper)
+    rule = grower.find_rule(rows, ordm, node.node_class, helper, ordv)
     if not rule:
         return _Split(rule)
     left = evaluate_rule(rule, NodeColumns(grower.X, rows, grower.col_of))
@@ -649,11 +692,12 @@ def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | No
         split_r = grower.can_split(rnode)
     task_l = task_r = None
     if split_l or split_r:
-        ord_l, ord_r = grower.partition(ordm, rows_left, split_l, split_r)
+        (ord_l, val_l), (ord_r, val_r) = grower.partition(ordm, ordv, rows_left, split_l,
+                                                          split_r)
         if ord_l is not None:
-            task_l = grower.task(lnode, ord_l, rows_left)
+            task_l = grower.task(lnode, ord_l, rows_left, val_l)
         if ord_r is not None:
-            task_r = grower.task(rnode, ord_r, rows_right)
+            task_r = grower.task(rnode, ord_r, rows_right, val_r)
     return _Split(rule, lnode, rnode, task_l, task_r)
 
 
@@ -788,7 +832,8 @@ class _NodeWorkers:
         helper = None
         if self.width > 1 and node.nobs >= HELPER_MIN_ROWS and self._busy() == 0:
             helper = self._workers()
-        return split_node(grower, node, task.ordm, self.max_depth, task.rows, helper)
+        return split_node(grower, node, task.ordm, self.max_depth, task.rows, helper,
+                          task.ordv)
 
     def _split(self, task: _Task) -> _Split:
         local = self._local
@@ -798,7 +843,8 @@ class _NodeWorkers:
             numba.set_num_threads(1)  # (thread-local) one node per thread
             local.grower = self.grower.worker_copy()
         grower = local.grower if task.grower is None else task.grower
-        return split_node(grower, task.node, task.ordm, self.max_depth, task.rows)
+        return split_node(grower, task.node, task.ordm, self.max_depth, task.rows, None,
+                          task.ordv)
 
 
 def prepare_kernels() -> None:
@@ -830,7 +876,7 @@ def _compile_parent_half() -> None:
     ordm = g.root_orders()
     rows = np.arange(X.shape[0], dtype=np.int64)
     R.sorted_columns_into(np.ascontiguousarray(g.X.T), g.y.astype(np.float64), ordm, rows,
-                          *R.work_arrays(*ordm.shape))
+                          *R.work_arrays(*ordm.shape), sorted_values(g.X, ordm))
     ext = external_from_splits(g.X, ordm, g.names, np.zeros(1, dtype=np.int64), np.zeros(1))
     g._pack([ext], [0, ext.m], NodeRows(ordm, rows, g.slot, g.pos), 1)
     grow_tree(X, names, y, bscontrol(import_external=False))

@@ -466,12 +466,12 @@ class _WeightedGrower(Grower):
                 f"rule: {rule or '(leaf)'}")
 
     def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int,
-                  helper: Executor | None = None) -> str:
+                  helper: Executor | None = None, ordv: np.ndarray | None = None) -> str:
         """The node's split rule by the weighted ENUM (``""`` when there is none;
-        ``helper``: as :meth:`pybsnsing.tree.Grower.find_rule`)."""
+        ``helper``, ``ordv``: as :meth:`pybsnsing.tree.Grower.find_rule`)."""
         t0 = time.thread_time()
         control = self.control
-        found = self._node_questions(rows, ordm, target, True, helper)
+        found = self._node_questions(rows, ordm, target, True, helper, ordv)
         if found is None:
             return ""
         sources, offsets, text, grp = found
@@ -514,12 +514,13 @@ class _WeightedGrower(Grower):
                                     float(control.solver_timelimit), t0)
         return " | ".join(text(j) for j in cols)
 
-    def external_source(self, rows: np.ndarray, ordm: np.ndarray, packed: bool) -> Any:
+    def external_source(self, rows: np.ndarray, ordm: np.ndarray, packed: bool,
+                        ordv: np.ndarray | None = None) -> Any:
         """rpart's questions of the node: of its rows repeated by their weights when these
         are whole numbers (not all 1), else of its rows once (the packed path)."""
         if self.whole and not bool(np.all(self.w.take(rows) == 1.0)):
             return self._external_repeated(rows, ordm)
-        return super().external_source(rows, ordm, True)
+        return super().external_source(rows, ordm, True, ordv)
 
     def _external_repeated(self, rows: np.ndarray, ordm: np.ndarray) -> Any:
         """rpart's questions of the node's rows repeated by their (whole) weights, as

@@ -109,7 +109,8 @@ def test_kernel_equals_the_column_by_column_path(seed, nodes, max_rows, monkeypa
         assert ea == eb
         if ea is None:
             _assert_same(a, b)
-        kernel_used += Q._numeric_question_set(X, y, ordm, names, target, **kw) is not None \
+        kernel_used += Q._numeric_question_set(X, y, ordm, Q.sorted_values(X, ordm), names,
+                                               target, **kw) is not None \
             if ea is None else 0
     assert kernel_used > nodes // 3  # not vacuous: the kernel served most nodes
 
@@ -128,14 +129,16 @@ def test_the_first_fit_uses_the_column_path_while_the_child_compiles(monkeypatch
     X = np.asfortranarray(np.arange(40, dtype=float).reshape(20, 2))
     y = (np.arange(20) % 3 == 0).astype(np.uint8)
     ordm = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
-    assert Q._numeric_question_set(X, y, ordm, ["a", "b"], 1, segments=20, num2factor=10,
-                                   nseg_factor=20, bin_size=5, node_size=1,
+    assert Q._numeric_question_set(X, y, ordm, Q.sorted_values(X, ordm), ["a", "b"], 1,
+                                   segments=20, num2factor=10, nseg_factor=20, bin_size=5,
+                                   node_size=1,
                                    keep_perfect=False) is None
     lines.put("questions 2.5\n")
     assert C.ready("questions")
     assert C._done["questions"] == 2.5
-    assert Q._numeric_question_set(X, y, ordm, ["a", "b"], 1, segments=20, num2factor=10,
-                                   nseg_factor=20, bin_size=5, node_size=1,
+    assert Q._numeric_question_set(X, y, ordm, Q.sorted_values(X, ordm), ["a", "b"], 1,
+                                   segments=20, num2factor=10, nseg_factor=20, bin_size=5,
+                                   node_size=1,
                                    keep_perfect=False) is not None
 
 

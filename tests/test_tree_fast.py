@@ -222,8 +222,10 @@ def test_warmup_and_lazy_numba_import():
 @pytest.mark.parametrize("seed", range(3))
 def test_large_node_partition_equals_the_numpy_split(seed, monkeypatch):
     """Grower.partition's one-pass numba split of large nodes (kernels.packing.
-    split_orders) gives the children's sorted lists of the boolean-mask path."""
+    split_orders) gives the children's sorted lists and values of the boolean-mask path,
+    and each child's values are its sorted lists' values (sorted_values)."""
     import pybsnsing.tree as T
+    from pybsnsing.questions import sorted_values
 
     rng = np.random.default_rng(seed)
     n, p = int(rng.integers(50, 3000)), int(rng.integers(1, 6))
@@ -231,17 +233,31 @@ def test_large_node_partition_equals_the_numpy_split(seed, monkeypatch):
     y = rng.integers(0, 2, n)
     g = T.Grower(X, [f"x{j}" for j in range(p)], y, bscontrol(), 1)
     ordm = g.root_orders()
+    ordv = sorted_values(g.X, ordm)
     for want in ((True, True), (True, False), (False, True)):
         rows_left = np.flatnonzero(rng.random(n) < rng.uniform(0, 1))
         monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 10**9)
-        ref = g.partition(ordm, rows_left, *want)
+        ref = g.partition(ordm, ordv, rows_left, *want)
         monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
-        got = g.partition(ordm, rows_left, *want)
-        for a, b in zip(got, ref, strict=True):
-            assert (a is None) == (b is None)
-            if a is not None:
-                assert a.dtype == b.dtype and np.array_equal(a, b)
+        got = g.partition(ordm, ordv, rows_left, *want)
+        for side, (a, b), w in zip(("left", "right"), zip(got, ref, strict=True), want,
+                                   strict=True):
+            for u, v in zip(a, b, strict=True):
+                assert (u is None) == (v is None) == (not w), side
+                if u is not None:
+                    assert u.dtype == v.dtype and np.array_equal(u, v), side
+            if w:
+                assert np.array_equal(a[1], sorted_values(g.X, a[0])), side
+                expect = np.isin(ordm[0], rows_left) == (side == "left")
+                assert np.array_equal(a[0][0], ordm[0][expect]), side
         assert not g.gmask.any()
+        # without values: the same sorted lists, no values
+        for large in (False, True):
+            monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1 if large else 10**9)
+            bare = g.partition(ordm, None, rows_left, *want)
+            for (o, v), (o2, _) in zip(bare, ref, strict=True):
+                assert v is None and (o is None) == (o2 is None)
+                assert o is None or np.array_equal(o, o2)
 
 
 def test_split_orders_reports_a_mask_that_does_not_match():
@@ -253,9 +269,19 @@ def test_split_orders_reports_a_mask_that_does_not_match():
     for mask, nl in (([True] * 4, 1), ([False] * 4, 3), ([True, False, True, False], 2)):
         left = np.full(2 * nl + 3, -7, np.int64)
         right = np.full(2 * (4 - nl) + 3, -7, np.int64)
-        ok = split_orders(ordm, np.array(mask), left[:2 * nl + 1], right[:2 * (4 - nl) + 1])
+        left_v = np.full(2 * nl + 3, -7.0)
+        right_v = np.full(2 * (4 - nl) + 3, -7.0)
+        ok = split_orders(ordm, ordm * 10.0, np.array(mask), left[:2 * nl + 1],
+                          right[:2 * (4 - nl) + 1], left_v[:2 * nl + 1],
+                          right_v[:2 * (4 - nl) + 1])
         assert ok == (sum(mask) == nl)
+        bare_l, bare_r = left.copy(), right.copy()
+        assert split_orders(ordm, np.empty((0, 0)), np.array(mask), bare_l[:2 * nl + 1],
+                            bare_r[:2 * (4 - nl) + 1], np.empty(0), np.empty(0)) == ok
+        assert np.array_equal(bare_l, left) and np.array_equal(bare_r, right)
         assert (left[2 * nl + 1:] == -7).all() and (right[2 * (4 - nl) + 1:] == -7).all()
+        assert (left_v[2 * nl + 1:] == -7).all() and (right_v[2 * (4 - nl) + 1:] == -7).all()
         if ok:
             m = np.array(mask)
             assert np.array_equal(left[:2 * nl].reshape(2, nl), [r[m[r]] for r in ordm])
+            assert np.array_equal(left_v[:2 * nl], left[:2 * nl] * 10.0)

@@ -84,7 +84,7 @@ NQ_OK, NQ_TRIMMED, NQ_NSEG_FACTOR, NQ_FALLBACK = 0, 1, 2, 3
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def node_questions_kernel(
-    X: np.ndarray,
+    ordv: np.ndarray,
     y: np.ndarray,
     ordm: np.ndarray,
     target: int,
@@ -101,9 +101,11 @@ def node_questions_kernel(
     ones): what :func:`pybsnsing.questions.question_set_from_orders` builds column by
     column, as flat arrays.
 
-    ``X``: values by row id (Fortran order); ``y``: 0/1 by row id; ``ordm``: (p, n) the
-    node's row ids sorted stably by each column; ``nf``: ``min(n, num2factor)`` (a bound
-    of the factor-like questions of a column).
+    ``ordv``: (p, n) the node's values of each column in sorted order (``ordv[j, i] =
+    X[ordm[j, i], j]``: read in order, where a gather by row id would read at random);
+    ``y``: 0/1 by row id; ``ordm``: (p, n) the node's row ids sorted stably by each
+    column; ``nf``: ``min(n, num2factor)`` (a bound of the factor-like questions of a
+    column).
 
     Returns ``(cols, kinds, base, proc, rptr, vals, rlo, rhi, status)``: ``status[3]``
     questions and ``status[4]`` answer ranges were written (the arrays are longer; kinds
@@ -128,7 +130,6 @@ def node_questions_kernel(
     status = np.empty(5, np.int64)
     for k in range(5):
         status[k] = 0
-    ox = np.empty(n, np.float64)
     oy = np.empty(n, np.uint8)  # the labels in the column's order (one gather)
     # the kept cuts: value and #(x <= c) of the > cuts, value and #(x < c) of the < cuts
     gcut = np.empty(n, np.float64)
@@ -144,7 +145,7 @@ def node_questions_kernel(
     rptr[0] = 0
     for j in range(p):
         oj = ordm[j]
-        xj = X[:, j]
+        ox = ordv[j]
         n1 = 0
         k0 = 0  # #(x <= 0)
         k1 = 0  # #(x < 1)
@@ -152,9 +153,8 @@ def node_questions_kernel(
         prev = 0.0
         for i in range(n):  # (without branches: the labels are unpredictable)
             rid = oj[i]
-            v = xj[rid]
+            v = ox[i]
             yi = y[rid]
-            ox[i] = v
             oy[i] = yi
             nuniq += (i == 0) | (v != prev)
             prev = v
@@ -358,9 +358,8 @@ def node_questions_kernel(
             continue
         u = 0
         oj = ordm[j]
-        xj = X[:, j]
+        ox = ordv[j]
         for i in range(n):
-            ox[i] = xj[oj[i]]
             if i == 0 or ox[i] != ox[i - 1]:
                 starts[u] = i
                 firsts[u] = oj[i]  # (the stable order: the first appearance)

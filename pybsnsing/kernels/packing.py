@@ -266,11 +266,13 @@ def _complement_row(B, src, dst, nbits):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def split_orders(ordm, left_mask, left, right):
+def split_orders(ordm, ordv, left_mask, left, right, left_v, right_v):
     """A node's sorted orders split into its children's, order kept (stable): row ``j`` of
     ``ordm`` (p, n) goes to row ``j`` of the (p, nl) matrix in ``left`` (the ids with
     ``left_mask[id]``) and of the (p, n - nl) one in ``right`` (the others), both given
-    flat with one spare element at the end. One pass for large nodes, without branches
+    flat with one spare element at the end. With ``left_v`` not empty, the sorted values
+    ``ordv`` (p, n) go along into ``left_v`` and ``right_v`` (same shapes as ``left`` and
+    ``right``); else ``ordv`` is not read. One pass for large nodes, without branches
     (each id is written to both sides; the pointer of its side moves on: a write past a
     row lands on the next row's first element before that row is written, or on the
     spare). Returns False when a row of ``ordm`` does not hold ``nl`` masked ids (nothing
@@ -280,16 +282,31 @@ def split_orders(ordm, left_mask, left, right):
     nr = n - nl
     last_l = left.shape[0] - 1
     last_r = right.shape[0] - 1
+    valued = left_v.shape[0] > 0
     ok = True
     for j in range(p):
         a = j * nl
         b = j * nr
-        for i in range(n):
-            r = ordm[j, i]
-            m = np.int64(left_mask[r])
-            left[a if a < last_l else last_l] = r
-            right[b if b < last_r else last_r] = r
-            a += m
-            b += 1 - m
+        if valued:
+            for i in range(n):
+                r = ordm[j, i]
+                v = ordv[j, i]
+                m = np.int64(left_mask[r])
+                at_l = a if a < last_l else last_l
+                at_r = b if b < last_r else last_r
+                left[at_l] = r
+                right[at_r] = r
+                left_v[at_l] = v
+                right_v[at_r] = v
+                a += m
+                b += 1 - m
+        else:
+            for i in range(n):
+                r = ordm[j, i]
+                m = np.int64(left_mask[r])
+                left[a if a < last_l else last_l] = r
+                right[b if b < last_r else last_r] = r
+                a += m
+                b += 1 - m
         ok = ok and a == (j + 1) * nl
     return ok

@@ -190,7 +190,7 @@ def sorted_columns(
     sorts = np.empty((p, n), dtype=np.int64)
     vals = np.empty((p, n), dtype=np.float64)
     ys = np.empty((p, n), dtype=np.float64)
-    sorted_columns_into(xt, y, order, rows, sorts, vals, ys)
+    sorted_columns_into(xt, y, order, rows, sorts, vals, ys, np.empty((0, 0), dtype=np.float64))
     return sorts, vals, ys
 
 
@@ -205,7 +205,7 @@ def work_arrays(p: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 @njit(cache=True, nogil=True, error_model="numpy")
 def sorted_columns_into(
     xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray, sorts: np.ndarray,
-    vals: np.ndarray, ys: np.ndarray
+    vals: np.ndarray, ys: np.ndarray, ordv: np.ndarray
 ) -> None:
     """rpart's sort indices of the rows ``rows`` of every column, with the values of the
     column and of ``y`` in that order, into ``(sorts, vals, ys)``, each (p, len(rows)).
@@ -217,23 +217,33 @@ def sorted_columns_into(
     :func:`sort_columns`, much faster on tie-free columns. The values in sorted order
     are gathered here once, so that the partition (:func:`bsplit`,
     :func:`nodesplit`) reads and moves contiguous memory instead of gathering the
-    node's rows from the whole data at every node.
+    node's rows from the whole data at every node. ``ordv``: the values in the order of
+    ``order`` when the caller has them (the tree grower's sorted values, (p, len(rows))),
+    copied instead of gathered; any other shape, e.g. (0, 0): gathered from ``xt``.
     """
     p = xt.shape[0]
     n = rows.shape[0]
     xtemp = np.empty(n, dtype=np.float64)
     tempvec = np.empty(n, dtype=np.int64)
+    given = ordv.shape[0] == p and ordv.shape[1] == n
     for i in range(p):
         xi = xt[i]
         oi = order[i]
         si = sorts[i]
         vi = vals[i]
         yi = ys[i]
-        for k in range(n):  # the gather, without a branch (1.4x faster than with the
-            o = oi[k]  # tie test in it)
-            si[k] = o
-            vi[k] = xi[o]
-            yi[k] = y[o]
+        if given:
+            for k in range(n):  # values read in order, labels gathered
+                o = oi[k]
+                si[k] = o
+                vi[k] = ordv[i, k]
+                yi[k] = y[o]
+        else:
+            for k in range(n):  # the gather, without a branch (1.4x faster than with the
+                o = oi[k]  # tie test in it)
+                si[k] = o
+                vi[k] = xi[o]
+                yi[k] = y[o]
         tie = False
         for k in range(1, n):
             if vi[k] == vi[k - 1]:
@@ -793,7 +803,7 @@ def rpart_anova(xt: np.ndarray, y: np.ndarray, order: np.ndarray, maxdepth: int,
     return rpart_anova_rows(
         xt, y, order, np.arange(n), np.empty((p, n), dtype=np.int64),
         np.empty((p, n), dtype=np.float64), np.empty((p, n), dtype=np.float64), maxdepth,
-        min_split, min_node, cp, maxcompete
+        min_split, min_node, cp, maxcompete, np.empty((0, 0), dtype=np.float64)
     )
 
 
@@ -801,12 +811,13 @@ def rpart_anova(xt: np.ndarray, y: np.ndarray, order: np.ndarray, maxdepth: int,
 def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray,
                      sorts: np.ndarray, vals: np.ndarray, ys: np.ndarray,
                      maxdepth: int, min_split: int, min_node: int, cp: float,
-                     maxcompete: int) -> SplitTable:
+                     maxcompete: int, ordv: np.ndarray) -> SplitTable:
     """:func:`rpart_anova` on a subset of the columns of ``xt`` (and entries of ``y``):
     the fit's rows are the row ids ``rows`` (in the fit's row order), ``order`` holds
     (p, len(rows)) ascending orders of them as row ids. Avoids gathering the rows.
     ``sorts``, ``vals``, ``ys``: the (p, len(rows)) work arrays of
-    :func:`sorted_columns_into` (:func:`work_arrays`), given by the caller."""
+    :func:`sorted_columns_into` (:func:`work_arrays`), given by the caller; ``ordv``: the
+    values in the order of ``order``, or (0, 0) (see :func:`sorted_columns_into`)."""
     p = xt.shape[0]
     n = rows.shape[0]
     maxpri = maxcompete + 1
@@ -827,7 +838,7 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     cap = 2 * n + 3
     if 2 * maxnode + 3 < cap:
         cap = 2 * maxnode + 3
-    sorted_columns_into(xt, y, order, rows, sorts, vals, ys)
+    sorted_columns_into(xt, y, order, rows, sorts, vals, ys, ordv)
     # np.empty and loops rather than np.array / np.full / np.zeros / np.arange /
     # np.concatenate: each of those is one or more extra compiles at the first fit
     ip = np.empty(np.int64(5), dtype=np.int64)
