@@ -80,6 +80,11 @@ SortedLists = tuple[np.ndarray | None, np.ndarray | None]
 #: per value than splitting them with the sorted lists from columns of about this length
 #: on (bench/bench_values.py, bench/results/values.txt)
 VALUES_MIN_ROWS = 1 << 18
+#: ... and a tree of at most this many training values (rows x columns): the values cost
+#: one more copy of the data per tree level (the queued nodes of a level hold their sorted
+#: lists and values), which the 10-million-row tree cannot afford (10M x 10: peak 6.3 GiB
+#: with values, 5.5 GiB without; issue 19's bound is 6 GiB)
+VALUES_MAX_ENTRIES = 1 << 25
 
 #: no sorted values (the kernels then read the values by row id)
 _NO_VALUES = np.empty((0, 0), dtype=np.float64)
@@ -301,8 +306,10 @@ class Grower:
     def keeps_values(self) -> bool:
         """Whether this grower's nodes carry their sorted values (``ordv``) from node to
         node: when its columns are long enough (:data:`VALUES_MIN_ROWS`) that reading the
-        values by row id costs more than splitting them along with the sorted lists."""
-        return self.X.shape[0] >= VALUES_MIN_ROWS
+        values by row id costs more than splitting them along with the sorted lists, in a
+        tree small enough (:data:`VALUES_MAX_ENTRIES`) to hold them."""
+        return (self.X.shape[0] >= VALUES_MIN_ROWS
+                and self.n_train * self.X.shape[1] <= VALUES_MAX_ENTRIES)
 
     def localize(self, rows: np.ndarray, ordm: np.ndarray
                  ) -> tuple[Grower, np.ndarray, np.ndarray]:

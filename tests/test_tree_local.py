@@ -125,3 +125,27 @@ def test_carried_sorted_values_give_the_same_tree(monkeypatch, name, formula, kw
     assert seen and all(seen)  # not vacuous: every split carried values
     assert tree_nodes(got) == tree_nodes(ref)
     assert str(got) == str(ref)
+
+
+def test_no_sorted_values_beyond_the_memory_cap(monkeypatch):
+    """A tree of more training values than ``VALUES_MAX_ENTRIES`` carries none (they would
+    cost one more copy of the data per level): every split gathers."""
+    data = load_dataset("BreastCancer")
+    monkeypatch.setattr(T, "VALUES_MIN_ROWS", 1)
+    monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
+    seen: list[bool] = []
+    partition = T.Grower.partition
+
+    def counted(self, ordm, ordv, *a):
+        seen.append(ordv is not None)
+        return partition(self, ordm, ordv, *a)
+
+    monkeypatch.setattr(T.Grower, "partition", counted)
+    monkeypatch.setattr(T, "VALUES_MAX_ENTRIES", 10)
+    capped = bsnsing("Class ~ .", data)
+    assert seen and not any(seen)
+    seen.clear()
+    monkeypatch.setattr(T, "VALUES_MAX_ENTRIES", 1 << 62)
+    carried = bsnsing("Class ~ .", data)
+    assert seen and all(seen)
+    assert tree_nodes(capped) == tree_nodes(carried)
