@@ -913,28 +913,18 @@ def _factor_map(factor_cols: Sequence[int] | None,
 
 #: from this many values on, :func:`stable_argsort` takes the unstable sort and repairs ties
 FAST_SORT_MIN = 4096
-#: from this many doubles on, :func:`stable_argsort` takes the radix sort
-#: (:func:`pybsnsing.kernels.rpart.argsort_rows`; 1.6-1.9x faster than numpy's sort and
-#: the tie repair on a million doubles, 2-core VM of session 8)
-RADIX_SORT_MIN = 1 << 16
 
 
 def stable_argsort(x: np.ndarray) -> np.ndarray:
     """``np.argsort(x, kind="stable")`` of a 1-d numeric array, the same permutation
-    faster: for :data:`RADIX_SORT_MIN` doubles or more without NaNs or zeros of both
-    signs, a stable LSD radix sort of their bit patterns; else numpy's unstable sort
-    (SIMD on x86, about 5x faster than the stable merge sort on a million doubles), then
-    the equal values (and NaNs, which sort last) put back in index order by one sort of
-    (run, index) keys when there are any. Below :data:`FAST_SORT_MIN` values the stable
-    sort itself is faster."""
+    faster: numpy's unstable sort (SIMD on x86, about 5x faster than the stable merge sort
+    on a million doubles), then the equal values (and NaNs, which sort last) put back in
+    index order by one sort of (run, index) keys when there are any. Below
+    :data:`FAST_SORT_MIN` values the stable sort itself is faster."""
     x = np.asarray(x)
     n = x.shape[0]
     if n < FAST_SORT_MIN or x.dtype.kind not in "fiu" or n > 3_000_000_000:
         return np.argsort(x, kind="stable")
-    if n >= RADIX_SORT_MIN and x.dtype == np.float64 and _radix_sorts_stably(x):
-        from .kernels.rpart import argsort_rows
-
-        return argsort_rows(np.ascontiguousarray(x).reshape(1, n))[0]
     o = np.argsort(x, kind="quicksort")
     xs = x[o]
     tie = xs[1:] == xs[:-1]
@@ -960,19 +950,6 @@ def sorted_values(X: np.ndarray, ordm: np.ndarray) -> np.ndarray:
     for j in range(p):
         np.take(X[:, j], ordm[j], out=out[j])
     return out
-
-
-def _radix_sorts_stably(x: np.ndarray) -> bool:
-    """Whether the radix sort of bit patterns orders the doubles ``x`` as a stable sort of
-    their values: no NaNs (their bit patterns sort apart) and no zeros of both signs
-    (-0.0 sorts before 0.0, which a stable sort keeps in index order)."""
-    if np.isnan(x).any():
-        return False
-    zero = x == 0.0
-    if not zero.any():
-        return True
-    neg = np.signbit(x[zero])
-    return bool(neg.all() or not neg.any())
 
 
 def _order_matrix(X: np.ndarray, orders: Sequence[np.ndarray | None] | None) -> np.ndarray:
