@@ -789,8 +789,9 @@ def question_set_from_orders(
             of binarization (perfect separation against ``node_size``, the thinning of
             cuts, small factor values against ``bin_size``) are then sums of weights.
         ordv: (p, n) float64, the values in the order of ``ordm``
-            (:func:`sorted_values`; None: gathered here). The tree grower splits it
-            with ``ordm`` from node to node, so that no node gathers its values by row id.
+            (:func:`sorted_values`; None: read by row id). The tree grower splits it
+            with ``ordm`` from node to node on large data, so that no node there reads
+            its values by row id.
 
     Returns:
         a :class:`QuestionSet` with answer ranges (``B`` is n x 0; see
@@ -798,8 +799,6 @@ def question_set_from_orders(
     """
     p, n = ordm.shape
     fcols = factor_levels or {}
-    if ordv is None:
-        ordv = sorted_values(X, ordm)
     if weights is None and not fcols and n:
         qs = _numeric_question_set(X, y, ordm, ordv, names, target, segments=segments,
                                    num2factor=num2factor, nseg_factor=nseg_factor,
@@ -810,7 +809,7 @@ def question_set_from_orders(
     sec: tuple[list[_Block], list[_Block], list[_Block]] = ([], [], [])
     for j in range(p):
         ordj = ordm[j]
-        ox = ordv[j]
+        ox = X[:, j].take(ordj) if ordv is None else ordv[j]
         ow = None if weights is None else weights.take(ordj)
         name = names[j]
         if j in fcols:
@@ -824,11 +823,12 @@ def question_set_from_orders(
 
 
 _kernels: Any = None  # pybsnsing.kernels.binarize, once imported
+_NO_VALUES = np.empty((0, 0), dtype=np.float64)  # no sorted values: the kernel reads X
 
 
-def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray, ordv: np.ndarray,
-                          names: Sequence[str], target: int, *, segments: int,
-                          num2factor: float, nseg_factor: float, bin_size: float,
+def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
+                          ordv: np.ndarray | None, names: Sequence[str], target: int, *,
+                          segments: int, num2factor: float, nseg_factor: float, bin_size: float,
                           node_size: float, keep_perfect: bool) -> QuestionSet | None:
     """:func:`question_set_from_orders` for numeric, unweighted columns in one compiled
     call (:func:`pybsnsing.kernels.binarize.node_questions_kernel`); the value labels of
@@ -847,12 +847,14 @@ def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray, ordv: 
         y = y.view(np.uint8) if y.dtype == np.int8 else y.astype(np.uint8)
     if not ordm.flags.c_contiguous or ordm.dtype != _I64:
         ordm = np.ascontiguousarray(ordm, dtype=_I64)
-    if not ordv.flags.c_contiguous or ordv.dtype != np.float64:
+    if ordv is None:
+        ordv = _NO_VALUES
+    elif not ordv.flags.c_contiguous or ordv.dtype != np.float64:
         ordv = np.ascontiguousarray(ordv, dtype=np.float64)
     n = ordm.shape[1]
     nf = n if num2factor >= n else max(int(num2factor), 0)
     cols, kinds, base, proc, rptr, values, rlo, rhi, status = K.node_questions_kernel(
-        ordv, y, ordm, int(target), int(segments), float(node_size), float(num2factor), nf,
+        X, ordv, y, ordm, int(target), int(segments), float(node_size), float(num2factor), nf,
         float(bin_size), float(nseg_factor), bool(keep_perfect))
     code = int(status[0])
     if code == K.NQ_TRIMMED:  # R: stop("This should not happen.")

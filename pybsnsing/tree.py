@@ -406,7 +406,7 @@ class Grower:
         sorted lists ``ordm`` (``""`` when there is none): sources -> groups -> pack ->
         search -> texts. ``helper``: an idle thread pool that builds and packs the
         external questions while this thread does the internal ones; ``ordv``: the values
-        of ``ordm`` (:func:`pybsnsing.questions.sorted_values`; None: gathered here)."""
+        of ``ordm`` (:func:`pybsnsing.questions.sorted_values`; None: read by row id)."""
         control = self.control
         packed = control.opt_solver in _PACKED_SOLVERS
         found = self._node_questions(rows, ordm, target, packed, helper, ordv)
@@ -473,12 +473,10 @@ class Grower:
         """The node's non-empty question sources: internal questions (counted with the
         row weights ``self.w`` when there are any), then external (made in the thread of
         ``helper`` meanwhile, when there is one). ``ordv``: the values of ``ordm``
-        (None: gathered here)."""
+        (None: the question builders read them by row id)."""
         control = self.control
         sources: list[QuestionSource] = []
         external = None
-        if ordv is None:
-            ordv = sorted_values(self.X, ordm)
         if self.external is not None and helper is not None and not control.suppress_internal:
             external = helper.submit(self.external_source, rows, ordm, packed, ordv)
         if not control.suppress_internal:
@@ -676,7 +674,7 @@ def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | No
     ``rows``/``ordm``: the node's rows and sorted lists in ``grower``'s row ids (default
     ``node.obs``, the training row ids); ``helper``: see :meth:`Grower.find_rule`;
     ``ordv``: the values of ``ordm`` (:func:`pybsnsing.questions.sorted_values`; None:
-    gathered here)."""
+    read by row id)."""
     if rows is None:
         rows = node.obs
     rule = grower.find_rule(rows, ordm, node.node_class, helper, ordv)

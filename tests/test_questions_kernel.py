@@ -106,9 +106,14 @@ def test_kernel_equals_the_column_by_column_path(seed, nodes, max_rows, monkeypa
         args = (X, y, ordm, names, target)
         a, ea = _outcome(Q.question_set_from_orders, *args, **kw)
         b, eb = _outcome(_column_path, monkeypatch, *args, **kw)
-        assert ea == eb
+        v = Q.sorted_values(X, ordm)  # the values carried instead of read by row id
+        c, ec = _outcome(Q.question_set_from_orders, *args, ordv=v, **kw)
+        d, ed = _outcome(_column_path, monkeypatch, *args, ordv=v, **kw)
+        assert ea == eb == ec == ed
         if ea is None:
             _assert_same(a, b)
+            _assert_same(c, a)
+            _assert_same(d, a)
         kernel_used += Q._numeric_question_set(X, y, ordm, Q.sorted_values(X, ordm), names,
                                                target, **kw) is not None \
             if ea is None else 0

@@ -84,6 +84,7 @@ NQ_OK, NQ_TRIMMED, NQ_NSEG_FACTOR, NQ_FALLBACK = 0, 1, 2, 3
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def node_questions_kernel(
+    X: np.ndarray,
     ordv: np.ndarray,
     y: np.ndarray,
     ordm: np.ndarray,
@@ -101,11 +102,12 @@ def node_questions_kernel(
     ones): what :func:`pybsnsing.questions.question_set_from_orders` builds column by
     column, as flat arrays.
 
-    ``ordv``: (p, n) the node's values of each column in sorted order (``ordv[j, i] =
-    X[ordm[j, i], j]``: read in order, where a gather by row id would read at random);
-    ``y``: 0/1 by row id; ``ordm``: (p, n) the node's row ids sorted stably by each
-    column; ``nf``: ``min(n, num2factor)`` (a bound of the factor-like questions of a
-    column).
+    ``X``: values by row id (Fortran order); ``ordv``: (p, n) the node's values of each
+    column in sorted order (``ordv[j, i] = X[ordm[j, i], j]``: read in order, where a
+    gather by row id reads at random), or any other shape, e.g. (0, 0): gathered from
+    ``X`` column by column into one scratch array; ``y``: 0/1 by row id; ``ordm``: (p, n)
+    the node's row ids sorted stably by each column; ``nf``: ``min(n, num2factor)`` (a
+    bound of the factor-like questions of a column).
 
     Returns ``(cols, kinds, base, proc, rptr, vals, rlo, rhi, status)``: ``status[3]``
     questions and ``status[4]`` answer ranges were written (the arrays are longer; kinds
@@ -131,6 +133,8 @@ def node_questions_kernel(
     for k in range(5):
         status[k] = 0
     oy = np.empty(n, np.uint8)  # the labels in the column's order (one gather)
+    given = ordv.shape[0] == p and ordv.shape[1] == n
+    oxs = np.empty(0 if given else n, np.float64)  # the gathered values of a column
     # the kept cuts: value and #(x <= c) of the > cuts, value and #(x < c) of the < cuts
     gcut = np.empty(n, np.float64)
     lcut = np.empty(n, np.float64)
@@ -145,7 +149,13 @@ def node_questions_kernel(
     rptr[0] = 0
     for j in range(p):
         oj = ordm[j]
-        ox = ordv[j]
+        if given:
+            ox = ordv[j]
+        else:
+            xj = X[:, j]
+            for i in range(n):
+                oxs[i] = xj[oj[i]]
+            ox = oxs
         n1 = 0
         k0 = 0  # #(x <= 0)
         k1 = 0  # #(x < 1)
@@ -358,7 +368,13 @@ def node_questions_kernel(
             continue
         u = 0
         oj = ordm[j]
-        ox = ordv[j]
+        if given:
+            ox = ordv[j]
+        else:
+            xj = X[:, j]
+            for i in range(n):
+                oxs[i] = xj[oj[i]]
+            ox = oxs
         for i in range(n):
             if i == 0 or ox[i] != ox[i - 1]:
                 starts[u] = i
