@@ -3,7 +3,7 @@
 A tree node's question builder and rpart replay read each column's values in the node's
 sorted order. Either the node carries them (``ordv``, split from its parent's with the
 sorted lists: :func:`pybsnsing.kernels.packing.split_orders` with values) or it gathers
-them by row id from the grower's columns (:func:`pybsnsing.questions.sorted_values`).
+them by row id from the grower's columns (inside the kernel).
 This prints, for growers of n rows x 10 columns (uniform random values, a node of all n
 rows split in halves at random), the node's question building both ways and the split
 without and with values, per value (ns): what ``tree.VALUES_MIN_ROWS`` is set from.
@@ -45,6 +45,7 @@ def measure(n: int, p: int = 10, repeat: int = 5, seed: int = 1) -> dict:
     y = (rng.random(n) < 0.5).astype(np.uint8)
     ordm = np.stack([stable_argsort(X[:, j]) for j in range(p)])
     ordv = sorted_values(X, ordm)
+    none = np.empty((0, 0))  # no values: the kernel reads them by row id
     mask = rng.random(n) < 0.5
     nl = int(mask.sum())
     # the tree's defaults: 20 segments, node size sqrt(n), num2factor 10, bin size 3
@@ -58,9 +59,10 @@ def measure(n: int, p: int = 10, repeat: int = 5, seed: int = 1) -> dict:
                      lv, rv)
 
     return {
-        "questions_carried": _best(lambda: node_questions_kernel(ordv, y, ordm, *args), repeat),
-        "questions_gathered": _best(
-            lambda: node_questions_kernel(sorted_values(X, ordm), y, ordm, *args), repeat),
+        "questions_carried": _best(lambda: node_questions_kernel(X, ordv, y, ordm, *args),
+                                   repeat),
+        "questions_gathered": _best(lambda: node_questions_kernel(X, none, y, ordm, *args),
+                                    repeat),
         "split_bare": _best(lambda: split(False), repeat),
         "split_values": _best(lambda: split(True), repeat),
     }

@@ -76,9 +76,10 @@ __all__ = ["Grower", "Node", "NodeColumns", "effective_node_size", "grow_nodes",
 SortedLists = tuple[np.ndarray | None, np.ndarray | None]
 
 #: a grower of at least this many rows has its nodes carry their sorted values from node
-#: to node (:meth:`Grower.keeps_values`): gathering a node's values by row id costs more
+#: to node (:meth:`Grower.keeps_values`): reading a node's values by row id costs more
 #: per value than splitting them with the sorted lists from columns of about this length
-#: on (bench/bench_values.py, bench/results/values.txt)
+#: on (2-core VM: 7.7-8.3 ns against 3.4-3.8 ns at 500k-1M rows, 3.2 against 5.6 ns at
+#: 250k; the rpart replay's reads come on top; bench/bench_values.py, results/values.txt)
 VALUES_MIN_ROWS = 1 << 18
 #: ... and a tree of at most this many training values (rows x columns): the values cost
 #: one more copy of the data per tree level (the queued nodes of a level hold their sorted
