@@ -33,6 +33,19 @@ def _count_localize(monkeypatch) -> list[int]:
     return calls
 
 
+def _count_values(monkeypatch) -> list[bool]:
+    """Records, for every split of a node's sorted lists, whether values went along."""
+    seen: list[bool] = []
+    partition = T.Grower.partition
+
+    def counted(self, ordm, ordv, *a):
+        seen.append(ordv is not None)
+        return partition(self, ordm, ordv, *a)
+
+    monkeypatch.setattr(T.Grower, "partition", counted)
+    return seen
+
+
 CASES = [
     ("BreastCancer", "Class ~ .", {}),
     ("BreastCancer", "Class ~ .", {"max.rules": 3, "node.size": 5}),
@@ -113,14 +126,7 @@ def test_carried_sorted_values_give_the_same_tree(monkeypatch, name, formula, kw
     ref = bsnsing(formula, data, sample_weight=w, **kw)
     monkeypatch.setattr(T, "VALUES_MIN_ROWS", 1)
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
-    seen: list[bool] = []
-    partition = T.Grower.partition
-
-    def counted(self, ordm, ordv, *a):
-        seen.append(ordv is not None)
-        return partition(self, ordm, ordv, *a)
-
-    monkeypatch.setattr(T.Grower, "partition", counted)
+    seen = _count_values(monkeypatch)
     got = bsnsing(formula, data, sample_weight=w, **kw)
     assert seen and all(seen)  # not vacuous: every split carried values
     assert tree_nodes(got) == tree_nodes(ref)
@@ -133,14 +139,7 @@ def test_no_sorted_values_beyond_the_memory_cap(monkeypatch):
     data = load_dataset("BreastCancer")
     monkeypatch.setattr(T, "VALUES_MIN_ROWS", 1)
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
-    seen: list[bool] = []
-    partition = T.Grower.partition
-
-    def counted(self, ordm, ordv, *a):
-        seen.append(ordv is not None)
-        return partition(self, ordm, ordv, *a)
-
-    monkeypatch.setattr(T.Grower, "partition", counted)
+    seen = _count_values(monkeypatch)
     monkeypatch.setattr(T, "VALUES_MAX_ENTRIES", 10)
     capped = bsnsing("Class ~ .", data)
     assert seen and not any(seen)

@@ -69,14 +69,27 @@ def thin_lt_kernel(cnt_lt: np.ndarray, cnt_le: np.ndarray, n: int, bsize: int) -
     return keep
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _column_values(X, ordv, oj, j, given, oxs):
+    """Column ``j``'s values in the node's sorted order ``oj``: row ``j`` of the carried
+    ``ordv`` when ``given``, else read by row id from ``X`` into the scratch ``oxs``."""
+    if given:
+        return ordv[j]
+    xj = X[:, j]
+    for i in range(oj.shape[0]):
+        oxs[i] = xj[oj[i]]
+    return oxs
+
+
 # ---------------------------------------------------------------------------------------
 # all questions of a node in one call (the unweighted numeric columns of the tree)
 #
 # Written for a short compile (numba compiles it at the first fit; about 2 s of CPU):
-# no helper functions besides the inlined _thin and no numpy functions besides np.empty
-# (searchsorted as short scans of the sorted column, R's round() of the thinning's bin
-# size in integers), 1-d int64 and float64 arrays, one return type. The rare cases go
-# back to the column-by-column Python code (NQ_FALLBACK).
+# no helper functions besides the inlined _thin and _column_values and no numpy
+# functions besides np.empty (searchsorted as short scans of the sorted column, R's round()
+# of the thinning's bin size in integers), 1-d int64 and float64 arrays (and the node's
+# 2-d values), one return type. The rare cases go back to the column-by-column Python
+# code (NQ_FALLBACK).
 
 #: ``node_questions_kernel`` status codes (``status[0]``); ``status[1]`` is the column
 NQ_OK, NQ_TRIMMED, NQ_NSEG_FACTOR, NQ_FALLBACK = 0, 1, 2, 3
@@ -149,13 +162,7 @@ def node_questions_kernel(
     rptr[0] = 0
     for j in range(p):
         oj = ordm[j]
-        if given:
-            ox = ordv[j]
-        else:
-            xj = X[:, j]
-            for i in range(n):
-                oxs[i] = xj[oj[i]]
-            ox = oxs
+        ox = _column_values(X, ordv, oj, j, given, oxs)
         n1 = 0
         k0 = 0  # #(x <= 0)
         k1 = 0  # #(x < 1)
@@ -368,13 +375,7 @@ def node_questions_kernel(
             continue
         u = 0
         oj = ordm[j]
-        if given:
-            ox = ordv[j]
-        else:
-            xj = X[:, j]
-            for i in range(n):
-                oxs[i] = xj[oj[i]]
-            ox = oxs
+        ox = _column_values(X, ordv, oj, j, given, oxs)
         for i in range(n):
             if i == 0 or ox[i] != ox[i - 1]:
                 starts[u] = i
