@@ -478,10 +478,6 @@ class NodeExternal:
 _PRINTED_TOL = 1e-13
 
 
-#: no sorted values at hand (native rpart then gathers them)
-_NO_VALUES = np.empty((0, 0), dtype=np.float64)
-
-
 def node_external(
     X: np.ndarray,
     xt: np.ndarray,
@@ -505,7 +501,9 @@ def node_external(
     that duplicate an earlier one of the same ENUM group changed golden trees).
     """
     if ordv is None or not ordv.flags.c_contiguous:
-        ordv = _NO_VALUES
+        from .questions import NO_VALUES
+
+        ordv = NO_VALUES
     _, var, index, _, _, _, _ = _k.rpart_anova_rows(
         xt, yf, ordm, rows, *_k.work_arrays(xt.shape[0], rows.shape[0]), 2, 20, 7, 0.01, 4,
         ordv)

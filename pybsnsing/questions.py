@@ -823,7 +823,6 @@ def question_set_from_orders(
 
 
 _kernels: Any = None  # pybsnsing.kernels.binarize, once imported
-_NO_VALUES = np.empty((0, 0), dtype=np.float64)  # no sorted values: the kernel reads X
 
 
 def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
@@ -848,7 +847,7 @@ def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
     if not ordm.flags.c_contiguous or ordm.dtype != _I64:
         ordm = np.ascontiguousarray(ordm, dtype=_I64)
     if ordv is None:
-        ordv = _NO_VALUES
+        ordv = NO_VALUES
     elif not ordv.flags.c_contiguous or ordv.dtype != np.float64:
         ordv = np.ascontiguousarray(ordv, dtype=np.float64)
     n = ordm.shape[1]
@@ -942,6 +941,10 @@ def stable_argsort(x: np.ndarray) -> np.ndarray:
     key = run * n + o
     key.sort()
     return key % n
+
+
+#: "no sorted values" for the kernels that take them (they then read the values by row id)
+NO_VALUES = np.empty((0, 0), dtype=np.float64)
 
 
 def sorted_values(X: np.ndarray, ordm: np.ndarray) -> np.ndarray:

@@ -52,6 +52,7 @@ from .control import BsControl
 from .errors import PybsnsingValueError
 from .external import ExternalWarning, r_rpart_fails
 from .questions import (
+    NO_VALUES,
     NodeRows,
     QuestionSource,
     plain_names,
@@ -86,9 +87,6 @@ VALUES_MIN_ROWS = 1 << 18
 #: lists and values), which the 10-million-row tree cannot afford (10M x 10: peak 6.3 GiB
 #: with values, 5.5 GiB without; issue 19's bound is 6 GiB)
 VALUES_MAX_ENTRIES = 1 << 25
-
-#: no sorted values (the kernels then read the values by row id)
-_NO_VALUES = np.empty((0, 0), dtype=np.float64)
 
 #: solvers that search bit-packed columns (the numba ENUM kernels)
 _PACKED_SOLVERS = ("enum_c", "enum")
@@ -385,7 +383,7 @@ class Grower:
             valued = ordv is not None
             left_v = np.empty(p * nl + 1 if valued else 0, np.float64)
             right_v = np.empty(p * (n - nl) + 1 if valued else 0, np.float64)
-            ok = split_orders(ordm, _NO_VALUES if ordv is None else ordv, g, left, right,
+            ok = split_orders(ordm, NO_VALUES if ordv is None else ordv, g, left, right,
                               left_v, right_v)
             g[rows_left] = False
             if not ok:  # (a node's sorted lists hold its rows: never expected)
