@@ -623,3 +623,22 @@ def test_slim_murtree_seconds_checked(bad):
     X, y = _load("monks-1_bin.data")
     with pytest.raises(ValueError, match="murtree_seconds"):
         slim_improve(greedy_fit(X, y), X, y, budget=60, murtree_seconds=bad)
+
+
+@slow
+@pytest.mark.parametrize(("start", "name"), [
+    ("iti", "mammographic_masses_bin"), ("iti", "hungarian-un"), ("weka", "hungarian-un")])
+def test_ci_instances_made_shallower(start, name):
+    """The bench's three CI instances (``bench_slim.py --ci``), fold 0 of the paper's own
+    starting tree, 15 s each under the d300 preset: shallower, training error 0 and the
+    depth non-increasing after every replacement (run_one asserts both)."""
+    from conftest import SHARED
+
+    data = SHARED / "data" / "dtslim"
+    if not (data / "split").is_dir():
+        pytest.skip(f"the paper's DT-SLIM folds and trees: not found at {data}")
+    b = _bench()
+    assert (start, name) in b.CI_SET
+    d0, d1, *_ = b.run_one(data, start, name, 0, budget=300, time_limit=15.0,
+                           sat_timeout=None)
+    assert d1 < d0
