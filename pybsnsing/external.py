@@ -492,21 +492,19 @@ def node_external(
     ``X``: (N, p) float64 matrix of all rows, finite; ``xt``: ``X.T`` C-contiguous;
     ``yf``: the 0/1 labels of all rows as float64; ``ordm``: the node's (p, n) stable
     per-column ascending orders (row ids); ``rows``: the node's row ids in
-    increasing order; ``ordv``: the values in the order of ``ordm`` (C order), read
-    instead of gathered (None: gathered).
+    increasing order; ``ordv``: the values in the order of ``ordm``, read instead of
+    gathered (None: gathered).
 
     Same questions, order and answers as :func:`external_question_set` (``cut=
     "printed"``). The printed cut is only computed where a node value lies so close
     to the exact split that the two could answer differently (dropping questions
     that duplicate an earlier one of the same ENUM group changed golden trees).
     """
-    if ordv is None or not ordv.flags.c_contiguous:
-        from .questions import NO_VALUES
+    from .questions import kernel_values
 
-        ordv = NO_VALUES
     _, var, index, _, _, _, _ = _k.rpart_anova_rows(
         xt, yf, ordm, rows, *_k.work_arrays(xt.shape[0], rows.shape[0]), 2, 20, 7, 0.01, 4,
-        ordv)
+        kernel_values(ordv))
     return external_from_splits(X, ordm, names, var, index)
 
 

@@ -846,10 +846,7 @@ def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
         y = y.view(np.uint8) if y.dtype == np.int8 else y.astype(np.uint8)
     if not ordm.flags.c_contiguous or ordm.dtype != _I64:
         ordm = np.ascontiguousarray(ordm, dtype=_I64)
-    if ordv is None:
-        ordv = NO_VALUES
-    elif not ordv.flags.c_contiguous or ordv.dtype != np.float64:
-        ordv = np.ascontiguousarray(ordv, dtype=np.float64)
+    ordv = kernel_values(ordv)
     n = ordm.shape[1]
     nf = n if num2factor >= n else max(int(num2factor), 0)
     cols, kinds, base, proc, rptr, values, rlo, rhi, status = K.node_questions_kernel(
@@ -945,6 +942,14 @@ def stable_argsort(x: np.ndarray) -> np.ndarray:
 
 #: "no sorted values" for the kernels that take them (they then read the values by row id)
 NO_VALUES = np.empty((0, 0), dtype=np.float64)
+
+
+def kernel_values(ordv: np.ndarray | None) -> np.ndarray:
+    """A node's sorted values as the kernels take them: C-ordered float64, or
+    :data:`NO_VALUES` for None (the kernels then read the values by row id)."""
+    if ordv is None:
+        return NO_VALUES
+    return np.ascontiguousarray(ordv, dtype=np.float64)
 
 
 def sorted_values(X: np.ndarray, ordm: np.ndarray) -> np.ndarray:

@@ -52,9 +52,9 @@ from .control import BsControl
 from .errors import PybsnsingValueError
 from .external import ExternalWarning, r_rpart_fails
 from .questions import (
-    NO_VALUES,
     NodeRows,
     QuestionSource,
+    kernel_values,
     plain_names,
     question_set_from_orders,
     r_segments,
@@ -383,7 +383,7 @@ class Grower:
             valued = ordv is not None
             left_v = np.empty(p * nl + 1 if valued else 0, np.float64)
             right_v = np.empty(p * (n - nl) + 1 if valued else 0, np.float64)
-            ok = split_orders(ordm, NO_VALUES if ordv is None else ordv, g, left, right,
+            ok = split_orders(ordm, kernel_values(ordv), g, left, right,
                               left_v, right_v)
             g[rows_left] = False
             if not ok:  # (a node's sorted lists hold its rows: never expected)
