@@ -186,10 +186,15 @@ def _first_half() -> None:
     # an empty partition (no rows: returns at once), argument types as rpart_anova_rows's
     i64 = np.zeros(5, dtype=np.int64)
     R._partition_tree(np.zeros((p, n)), np.zeros((p, n)), np.zeros((p, n), dtype=np.int64),
-                      i64, np.zeros(2), np.full((3, 5), -1, dtype=np.int64), np.zeros((3, 2)),
-                      i64.copy(), np.zeros(5), np.zeros(5), i64.copy(), i64.copy(),
-                      np.zeros(n, dtype=np.uint8), np.zeros(n + 1, dtype=np.int64),
-                      np.zeros((2, n + 1)), np.array([1, 0], dtype=np.int64), np.zeros(n + 1))
+                      np.zeros((p, n)), i64, np.zeros(2), np.full((3, 5), -1, dtype=np.int64),
+                      np.zeros((3, 2)), i64.copy(), np.zeros(5), np.zeros(5), i64.copy(),
+                      i64.copy(), np.zeros(n, dtype=np.uint8), np.zeros(n + 1, dtype=np.int64),
+                      np.zeros((2, n + 1)), np.array([1, 0], dtype=np.int64), np.zeros(n + 1),
+                      np.zeros((2, 2, p)), np.zeros((2, p), dtype=np.int64),
+                      np.zeros((p, n), dtype=np.int64), np.zeros((p, n)),
+                      np.zeros(p, dtype=np.int64), np.zeros((0, n), dtype=np.int64),
+                      np.zeros((0, n)), np.zeros(n, dtype=np.uint8),
+                      np.zeros(n, dtype=np.int64))
     rows = np.arange(n, dtype=np.int64)
     ext = g.external_source(rows, ordm, True)
     if ext.m > 0:

@@ -490,7 +490,7 @@ def node_external(
     """The external questions of a tree node (native rpart, printed cuts), packed.
 
     ``X``: (N, p) float64 matrix of all rows, finite; ``xt``: ``X.T`` C-contiguous;
-    ``yf``: the 0/1 labels of all rows as float64; ``ordm``: the node's (p, n) stable
+    ``yf``: the 0/1 labels of all rows (uint8, or float64); ``ordm``: the node's (p, n) stable
     per-column ascending orders (row ids); ``rows``: the node's row ids in
     increasing order; ``ordv``: the values in the order of ``ordm``, read instead of
     gathered (None: gathered).
@@ -503,7 +503,7 @@ def node_external(
     from .questions import kernel_values
 
     _, var, index, _, _, _, _ = _k.rpart_anova_rows(
-        xt, yf, ordm, rows, *_k.work_arrays(xt.shape[0], rows.shape[0]), 2, 20, 7, 0.01, 4,
+        xt, yf, ordm, rows, *_k.work_arrays(xt.shape[0], rows.shape[0], 2), 2, 20, 7, 0.01, 4,
         kernel_values(ordv))
     return external_from_splits(X, ordm, names, var, index)
 

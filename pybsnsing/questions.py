@@ -958,7 +958,9 @@ def sorted_values(X: np.ndarray, ordm: np.ndarray) -> np.ndarray:
     p, n = ordm.shape
     out = np.empty((p, n), dtype=np.asarray(X).dtype)
     for j in range(p):
-        np.take(X[:, j], ordm[j], out=out[j])
+        # mode "clip": the ids are in range, and "raise" (the default) buffers ``out``
+        # (3-4x slower on a million rows)
+        np.take(X[:, j], ordm[j], out=out[j], mode="clip")
     return out
 
 

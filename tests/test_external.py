@@ -685,3 +685,42 @@ def test_pack_cuts_refuses_slots_that_are_not_the_nodes() -> None:
     with pytest.raises(ValueError, match="node_slots"):
         pack_cuts(X, ordm, rows, np.zeros(200, np.int64), one, one + 100, np.zeros(1, bool),
                   np.zeros((1, 4), np.uint64), np.zeros((1, 4), np.uint64), np.int64(0))
+
+
+def test_rows_replay_equals_the_fit_of_the_gathered_rows() -> None:
+    """rpart_anova_rows on a subset of rows (row ids into the whole data: the root read in
+    place, only the columns deeper levels re-order copied) gives the split table of
+    rpart_anova on those rows gathered, bit for bit: with and without the sorted values,
+    with uint8 labels (the tree's) and float64, every maxdepth 1-5 (the children found
+    by their parent, maxdepth >= 3's full re-partition), ties and constant columns."""
+    rng = np.random.default_rng(31)
+    for k in range(120):
+        X, _, y = node_like(rng)
+        if k % 4 == 0:
+            X[:, 0] = 1.5  # a constant column
+        N, p = X.shape
+        xt = np.ascontiguousarray(X.T)
+        rows = np.flatnonzero(rng.random(N) < rng.uniform(0.2, 1.0))
+        if rows.size == 0:
+            continue
+        n = rows.size
+        md = int(rng.integers(1, 6))
+        ctl = (int(rng.integers(2, 40)), int(rng.integers(1, 15)),
+               float(rng.choice([0.0, 0.001, 0.01])), int(rng.integers(0, 6)))
+        want = K.rpart_anova(np.ascontiguousarray(xt[:, rows]), y[rows].astype(np.float64),
+                             np.stack([np.argsort(xt[j, rows], kind="stable")
+                                       for j in range(p)]), md, *ctl)
+        order = np.stack([rows[np.argsort(xt[j, rows], kind="stable")] for j in range(p)])
+        ordv = np.ascontiguousarray(np.stack([xt[j, order[j]] for j in range(p)]))
+        for labels in (y.astype(np.uint8), y.astype(np.float64)):
+            for values in (ordv, np.empty((0, 0))):
+                got = K.rpart_anova_rows(xt, labels, order, rows, *K.work_arrays(p, n, md), md,
+                                         *ctl, values)
+                assert len(got) == len(want) == 7
+                assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True)), \
+                    (k, md, ctl)
+        if K.work_columns(p, md) > 0:
+            small = tuple(a[:, : n - 1] for a in K.work_arrays(p, n, md))
+            with pytest.raises(ValueError, match="work arrays"):
+                K.rpart_anova_rows(xt, y.astype(np.uint8), order, rows, *small, md, *ctl,
+                                   ordv)

@@ -15,7 +15,13 @@ bsnsing calls rpart for its external rules):
 - ``bsplit.c`` + ``insert_split.c``: the loop over variables, the
   ``rp.iscale`` noise filter and the ranked list of primary/competitor splits.
 - ``nodesplit.c``: sending the rows left/right and the stable re-partition of
-  every variable's sort index.
+  every variable's sort index. Only what is read again is re-ordered: the root reads
+  its columns in place (the caller's sorted orders and values) and writes its children's
+  order out of place; the deepest level that splits has its variables' best splits
+  found by its parent, from one stable copy of each column into a scratch array
+  (:func:`children_splits`), so that below the root only column 0 (whose labels give
+  the risks) is re-ordered when ``maxdepth <= 2``, as R bsnsing calls rpart. Same
+  sums in the same order as the C code, hence the same bits.
 - ``partition.c`` (tree recursion and cost-complexity bookkeeping, unrolled
   with an explicit stack) and ``rpmatrix.c`` (table order): :func:`rpart_anova`,
   the entry point used by :mod:`pybsnsing.external`.
@@ -194,12 +200,22 @@ def sorted_columns(
     return sorts, vals, ys
 
 
-def work_arrays(p: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(sorts, vals, ys)``: new (p, n) int64, float64, float64 work arrays for
-    :func:`sorted_columns_into` / :func:`rpart_anova_rows`, from numpy's allocator (large
-    ones get transparent huge pages: a tenth of the page faults of numba's)."""
-    return (np.empty((p, n), dtype=np.int64), np.empty((p, n), dtype=np.float64),
-            np.empty((p, n), dtype=np.float64))
+def work_arrays(p: int, n: int, maxdepth: int | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sorts, vals, ys)``: new (k, n) int64, float64, float64 work arrays for
+    :func:`sorted_columns_into` (k = p) or :func:`rpart_anova_rows` of depth ``maxdepth``
+    (k = :func:`work_columns`), from numpy's allocator (large ones get transparent huge
+    pages: a tenth of the page faults of numba's)."""
+    k = p if maxdepth is None else work_columns(p, maxdepth)
+    return (np.empty((k, n), dtype=np.int64), np.empty((k, n), dtype=np.float64),
+            np.empty((k, n), dtype=np.float64))
+
+
+def work_columns(p: int, maxdepth: int) -> int:
+    """The columns of the work arrays :func:`rpart_anova_rows` re-orders: all ``p`` when
+    the root's grandchildren may split (``maxdepth >= 3``), else column 0 only (its
+    labels give the children's risks; see :func:`_partition_tree`)."""
+    return p if maxdepth >= 3 else min(p, 1)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -223,6 +239,9 @@ def sorted_columns_into(
     """
     p = xt.shape[0]
     n = rows.shape[0]
+    if (sorts.shape[0] != p or sorts.shape[1] != n or vals.shape != sorts.shape
+            or ys.shape != sorts.shape or order.shape[0] != p or order.shape[1] != n):
+        raise ValueError("sorted_columns_into: arrays not (p, len(rows))")
     xtemp = np.empty(n, dtype=np.float64)
     tempvec = np.empty(n, dtype=np.int64)
     given = ordv.shape[0] == p and ordv.shape[1] == n
@@ -433,6 +452,67 @@ def _copy_entry(
     count[t] = count[t - 1]
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _insert_split(
+    i: int,
+    k: int,
+    improve: float,
+    split: float,
+    direction: int,
+    nlist: int,
+    iscale: float,
+    maxpri: int,
+    out_var: np.ndarray,
+    out_improve: np.ndarray,
+    out_split: np.ndarray,
+    out_dir: np.ndarray,
+    out_count: np.ndarray,
+) -> tuple[int, float]:
+    """Variable ``i``'s best split (``improve``, ``split``, ``direction``; ``k`` rows)
+    into the list of :func:`bsplit`: rpart's ``rp.iscale`` filter and ``insert_split``.
+    Returns the new ``(list length, iscale)``."""
+    if improve > iscale:
+        iscale = improve
+    if not improve > iscale * 1e-10:
+        return nlist, iscale
+    improve = improve / 1.0  # rp.vcost[i] == 1
+    if nlist == 0:
+        pos = 0
+        nlist = 1
+    elif maxpri < 2:
+        if improve <= out_improve[0]:
+            return nlist, iscale
+        pos = 0
+    else:
+        pos = nlist
+        for t in range(nlist):
+            if improve > out_improve[t]:
+                pos = t
+                break
+        if nlist == maxpri:
+            if pos == nlist:
+                return nlist, iscale  # not good enough
+            if pos == nlist - 1 or (pos == 0 and nlist == 2):
+                # insert_split's "s1 == s3" branch: the new split becomes the
+                # last element. For a full list of 2 and a new best split this
+                # drops the old best as well (the list shrinks to 1).
+                nlist = pos + 1
+            else:
+                # drop the last element, shift the tail down by one
+                for t in range(nlist - 1, pos, -1):
+                    _copy_entry(out_var, out_improve, out_split, out_dir, out_count, t)
+        else:
+            for t in range(nlist, pos, -1):
+                _copy_entry(out_var, out_improve, out_split, out_dir, out_count, t)
+            nlist += 1
+    out_var[pos] = i
+    out_improve[pos] = improve
+    out_split[pos] = split
+    out_dir[pos] = direction
+    out_count[pos] = k
+    return nlist, iscale
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def bsplit(
     vals: np.ndarray,
@@ -473,45 +553,300 @@ def bsplit(
         if k == 0 or xs[0] == xs[k - 1]:
             continue  # no place to split
         improve, split, direction = anova_continuous(xs, ys[i, n1:n2], k, edge, myrisk, inv)
-        if improve > iscale:
-            iscale = improve
-        if improve > iscale * 1e-10:
-            improve = improve / 1.0  # rp.vcost[i] == 1
-            if nlist == 0:
-                pos = 0
-                nlist = 1
-            elif maxpri < 2:
-                if improve <= out_improve[0]:
-                    continue
-                pos = 0
-            else:
-                pos = nlist
-                for t in range(nlist):
-                    if improve > out_improve[t]:
-                        pos = t
-                        break
-                if nlist == maxpri:
-                    if pos == nlist:
-                        continue  # not good enough
-                    if pos == nlist - 1 or (pos == 0 and nlist == 2):
-                        # insert_split's "s1 == s3" branch: the new split becomes the
-                        # last element. For a full list of 2 and a new best split this
-                        # drops the old best as well (the list shrinks to 1).
-                        nlist = pos + 1
-                    else:
-                        # drop the last element, shift the tail down by one
-                        for t in range(nlist - 1, pos, -1):
-                            _copy_entry(out_var, out_improve, out_split, out_dir, out_count, t)
-                else:
-                    for t in range(nlist, pos, -1):
-                        _copy_entry(out_var, out_improve, out_split, out_dir, out_count, t)
-                    nlist += 1
-            out_var[pos] = i
-            out_improve[pos] = improve
-            out_split[pos] = split
-            out_dir[pos] = direction
-            out_count[pos] = k
+        nlist, iscale = _insert_split(i, k, improve, split, direction, nlist, iscale, maxpri,
+                                      out_var, out_improve, out_split, out_dir, out_count)
     return nlist, iscale
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def bsplit_given(
+    pre_f: np.ndarray,
+    pre_d: np.ndarray,
+    k: int,
+    myrisk: float,
+    iscale: float,
+    maxpri: int,
+    out_var: np.ndarray,
+    out_improve: np.ndarray,
+    out_split: np.ndarray,
+    out_dir: np.ndarray,
+    out_count: np.ndarray,
+) -> tuple[int, float]:
+    """:func:`bsplit` of a node whose variables' best splits were found ahead by
+    :func:`children_splits`: ``pre_f[0, i]`` the improvement times the node's risk
+    (``myrisk`` here), ``pre_f[1, i]`` the split point, ``pre_d[i]`` the direction, 0
+    where :func:`bsplit` skips the variable (all its values equal). Same list, same
+    ``iscale``."""
+    nlist = 0
+    for i in range(pre_d.shape[0]):
+        if pre_d[i] == 0:
+            continue
+        nlist, iscale = _insert_split(i, k, pre_f[0, i] / myrisk, pre_f[1, i], pre_d[i], nlist,
+                                      iscale, maxpri, out_var, out_improve, out_split, out_dir,
+                                      out_count)
+    return nlist, iscale
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _children_of_column(
+    i: int,
+    ids: np.ndarray,
+    xs: np.ndarray,
+    yv: np.ndarray,
+    by_id: bool,
+    n1: int,
+    n2: int,
+    nleft: int,
+    goes_left: np.ndarray,
+    edge: int,
+    min_split: int,
+    inv: np.ndarray,
+    tempf: np.ndarray,
+    pre_f: np.ndarray,
+    pre_d: np.ndarray,
+) -> None:
+    """:func:`children_splits` of column ``i``: its row ids ``ids``, values ``xs`` and
+    labels (``yv[t]``, or ``yv[ids[t]]`` with ``by_id``) at positions ``n1:n2``;
+    ``tempf``: (2, >= n2 - n1 + 2) scratch."""
+    k = n2 - n1
+    tv = tempf[0]
+    ty = tempf[1]
+    i1 = 0
+    i2 = nleft + 1  # the left rows at 0..nleft - 1, the right ones from nleft + 1 on
+    for t in range(n1, n2):  # branch-free, as nodesplit: written to both sides, the
+        j = ids[t]  # pointer of its side moves on (a write past a side's last row lands
+        g = np.int64(goes_left[j])  # on its spare element)
+        x = xs[t]
+        w = yv[j] if by_id else yv[t]
+        tv[i1] = x
+        ty[i1] = w
+        tv[i2] = x
+        ty[i2] = w
+        i1 += g
+        i2 += 1 - g
+    for c in range(2):
+        lo = 0 if c == 0 else nleft + 1
+        hi = nleft if c == 0 else k + 1
+        kc = hi - lo
+        pre_d[c, i] = 0
+        if kc < min_split or kc == 0 or tv[lo] == tv[hi - 1]:
+            continue
+        best, split, direction = anova_continuous(tv[lo:hi], ty[lo:hi], kc, edge, 1.0, inv)
+        pre_f[c, 0, i] = best
+        pre_f[c, 1, i] = split
+        pre_d[c, i] = direction
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def children_splits(
+    vals: np.ndarray,
+    ys: np.ndarray,
+    sorts: np.ndarray,
+    n1: int,
+    n2: int,
+    nleft: int,
+    goes_left: np.ndarray,
+    edge: int,
+    min_split: int,
+    inv: np.ndarray,
+    tempf: np.ndarray,
+    pre_f: np.ndarray,
+    pre_d: np.ndarray,
+) -> None:
+    """The best split of every variable in both children of the node at positions
+    ``n1:n2``, which sends its rows left by ``goes_left`` (``nleft`` of them), without
+    re-ordering the node's columns: each variable's values and labels are copied into
+    ``tempf`` in the children's order ({left rows, right rows}, each in the node's
+    sorted order, as :func:`nodesplit` would leave them) and scanned there with
+    :func:`anova_continuous`. Into ``pre_f[c, 0, i]`` (the improvement times the
+    child's risk), ``pre_f[c, 1, i]`` (split point) and ``pre_d[c, i]`` (direction; 0:
+    no split, as :func:`bsplit` skips the variable), child ``c`` 0 (left) or 1; for
+    :func:`bsplit_given`. A child of fewer than ``min_split`` rows is never split: left
+    out.
+
+    Used where the children are the deepest nodes that split (their own children only
+    need ``ys[0]`` re-ordered): the other columns are then never re-ordered, which
+    saves most of the re-partition's memory traffic."""
+    for i in range(vals.shape[0]):
+        _children_of_column(i, sorts[i], vals[i], ys[i], False, n1, n2, nleft, goes_left, edge,
+                            min_split, inv, tempf, pre_f, pre_d)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _source(order: np.ndarray, srcv: np.ndarray, tie_idx: np.ndarray, tie_s: np.ndarray,
+            tie_v: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column ``i`` of the root in rpart's sort order: its row ids and values (the given
+    order, or :func:`mysort`'s where the column has ties: :func:`root_sources`)."""
+    t = tie_idx[i]
+    if t < 0:
+        return order[i], srcv[i]
+    return tie_s[t], tie_v[t]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def root_sources(
+    xt: np.ndarray, order: np.ndarray, rows: np.ndarray, ordv: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The root's columns in rpart's sort order, read in place: ``(srcv, tie_idx, tie_s,
+    tie_v)`` for :func:`_source`. ``srcv`` is ``ordv`` (the values in the order of
+    ``order``) when given as (p, n), else gathered from ``xt``. A column with ties is
+    re-sorted with :func:`mysort` from the rows in their given order (whose unstable
+    order of tied rows is what rpart sums in): row ``tie_idx[i]`` of ``tie_s``
+    (row ids) and ``tie_v`` (values); -1 for a tie-free column, whose order is the
+    given one (every correct sort gives the same permutation). As
+    :func:`sorted_columns_into`, without copying the tie-free columns."""
+    p = xt.shape[0]
+    n = rows.shape[0]
+    if ordv.shape[0] == p and ordv.shape[1] == n:
+        srcv = ordv
+    else:
+        srcv = np.empty((p, n), dtype=np.float64)
+        for i in range(p):
+            for k in range(n):
+                srcv[i, k] = xt[i, order[i, k]]
+    tie_idx = np.empty(p, dtype=np.int64)
+    nt = 0
+    for i in range(p):
+        tie_idx[i] = -1
+        for k in range(1, n):
+            if srcv[i, k] == srcv[i, k - 1]:
+                tie_idx[i] = nt
+                nt += 1
+                break
+    tie_s = np.empty((nt, n), dtype=np.int64)
+    tie_v = np.empty((nt, n), dtype=np.float64)
+    for i in range(p):
+        t = tie_idx[i]
+        if t < 0:
+            continue
+        for k in range(n):
+            tie_s[t, k] = rows[k]
+            tie_v[t, k] = xt[i, rows[k]]
+        mysort(tie_v[t], tie_s[t])
+    return srcv, tie_idx, tie_s, tie_v
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _root_bsplit(
+    order: np.ndarray,
+    srcv: np.ndarray,
+    tie_idx: np.ndarray,
+    tie_s: np.ndarray,
+    tie_v: np.ndarray,
+    y: np.ndarray,
+    edge: int,
+    myrisk: float,
+    maxpri: int,
+    out_var: np.ndarray,
+    out_improve: np.ndarray,
+    out_split: np.ndarray,
+    out_dir: np.ndarray,
+    out_count: np.ndarray,
+    inv: np.ndarray,
+    ty: np.ndarray,
+) -> tuple[int, float]:
+    """:func:`bsplit` of the root (iscale 0) from its columns read in place
+    (:func:`_source`), each column's labels gathered into ``ty``."""
+    p = order.shape[0]
+    n = order.shape[1]
+    nlist = 0
+    iscale = 0.0
+    for i in range(p):
+        ids, xs = _source(order, srcv, tie_idx, tie_s, tie_v, i)
+        if n == 0 or xs[0] == xs[n - 1]:
+            continue  # no place to split
+        for k in range(n):
+            ty[k] = y[ids[k]]
+        improve, split, direction = anova_continuous(xs, ty, n, edge, myrisk, inv)
+        nlist, iscale = _insert_split(i, n, improve, split, direction, nlist, iscale, maxpri,
+                                      out_var, out_improve, out_split, out_dir, out_count)
+    return nlist, iscale
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _root_partition(
+    order: np.ndarray,
+    srcv: np.ndarray,
+    tie_idx: np.ndarray,
+    tie_s: np.ndarray,
+    tie_v: np.ndarray,
+    y: np.ndarray,
+    nleft: int,
+    goes_left: np.ndarray,
+    sorts: np.ndarray,
+    vals: np.ndarray,
+    ys: np.ndarray,
+    children: bool,
+    edge: int,
+    min_split: int,
+    inv: np.ndarray,
+    tempf: np.ndarray,
+    pre_f: np.ndarray,
+    pre_d: np.ndarray,
+) -> None:
+    """The root's :func:`nodesplit` from its columns read in place (:func:`_source`):
+    the first ``sorts.shape[0]`` columns written out of place to the work arrays
+    ``sorts``, ``vals``, ``ys`` in the children's order ({left rows, right rows}); with
+    ``children``, first :func:`children_splits` of every column."""
+    p = order.shape[0]
+    n = order.shape[1]
+    if children:
+        for i in range(p):
+            ids, xs = _source(order, srcv, tie_idx, tie_s, tie_v, i)
+            _children_of_column(i, ids, xs, y, True, 0, n, nleft, goes_left, edge, min_split,
+                                inv, tempf, pre_f, pre_d)
+    for v in range(sorts.shape[0]):
+        ids, xs = _source(order, srcv, tie_idx, tie_s, tie_v, v)
+        i1 = 0
+        i2 = nleft
+        for t in range(n):
+            j = ids[t]
+            g = np.int64(goes_left[j])
+            at = i2 + (i1 - i2) * g
+            sorts[v, at] = j
+            vals[v, at] = xs[t]
+            ys[v, at] = y[j]
+            i1 += g
+            i2 += 1 - g
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def send_left(
+    vals: np.ndarray,
+    sorts: np.ndarray,
+    xt: np.ndarray,
+    n1: int,
+    n2: int,
+    var: int,
+    spoint: float,
+    direction: int,
+    goes_left: np.ndarray,
+    by_rows: bool,
+) -> int:
+    """The first half of rpart ``nodesplit``: which rows of the node at positions ``n1:n2``
+    go left by ``x[var] < spoint`` (``(x < spoint ? direction : -direction) == LEFT``),
+    into ``goes_left`` (one uint8 per row id). Returns the number sent left.
+
+    The rows are read in ``var``'s sorted order, or with ``by_rows`` (a node whose column
+    ``var`` was not re-ordered: :func:`children_splits`) by row id from column 0's order,
+    their values from ``xt``: the same set. Branch-free: the left/right pattern is data
+    dependent and would defeat prediction."""
+    nleft = 0
+    left_is_below = 1 if direction == LEFT else 0
+    if by_rows:
+        for i in range(n1, n2):
+            j = sorts[0, i]
+            below = 1 if xt[var, j] < spoint else 0
+            g = 1 if below == left_is_below else 0
+            goes_left[j] = g
+            nleft += g
+    else:
+        for i in range(n1, n2):
+            below = 1 if vals[var, i] < spoint else 0
+            g = 1 if below == left_is_below else 0
+            goes_left[sorts[var, i]] = g
+            nleft += g
+    return nleft
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -521,33 +856,21 @@ def nodesplit(
     sorts: np.ndarray,
     n1: int,
     n2: int,
-    var: int,
-    spoint: float,
-    direction: int,
+    nleft: int,
     goes_left: np.ndarray,
     tempvec: np.ndarray,
     tempf: np.ndarray,
     nvars: int,
-) -> int:
-    """Split the node at positions ``n1:n2`` by ``x[var] < spoint`` (rpart ``nodesplit``).
-
-    A row goes left when ``(x < spoint ? direction : -direction) == LEFT``.
-    The first ``nvars`` variables' slices of ``sorts``, ``vals`` and ``ys`` (see
-    :func:`sorted_columns`) are re-ordered in place to ``{left rows, right rows}``,
-    keeping the order within each group (rpart re-orders all of them; only
-    ``ys[0]`` is read again below a node whose children cannot split, so the caller
-    may pass ``nvars = 1`` there). ``goes_left`` (one uint8 per row id),
-    ``tempvec`` (length n + 1, int64) and ``tempf`` ((2, n + 1) float64) are scratch
-    arrays. Returns the number of rows sent left. Branch-free loops: the left/right
-    pattern is data dependent and would defeat prediction.
-    """
-    nleft = 0
-    left_is_below = 1 if direction == LEFT else 0
-    for i in range(n1, n2):
-        below = 1 if vals[var, i] < spoint else 0
-        g = 1 if below == left_is_below else 0
-        goes_left[sorts[var, i]] = g
-        nleft += g
+) -> None:
+    """The second half of rpart ``nodesplit``, after :func:`send_left`: the first
+    ``nvars`` variables' slices ``n1:n2`` of ``sorts``, ``vals`` and ``ys`` (see
+    :func:`sorted_columns`) re-ordered in place to ``{left rows, right rows}`` (``nleft``
+    of them left), keeping the order within each group. rpart re-orders all of them;
+    only ``ys[0]`` (and ``sorts[0]``) is read again below a node whose children do not
+    split, and only column 0 below one whose children are split from
+    :func:`children_splits`, so the caller passes ``nvars = 1`` there. ``tempvec``
+    (length n + 1, int64) and ``tempf`` ((2, >= n + 1) float64) are scratch arrays.
+    Branch-free."""
     for v in range(nvars):
         i1 = n1
         i2 = n1 + nleft
@@ -570,7 +893,6 @@ def nodesplit(
             sorts[v, i] = tempvec[i]
             vals[v, i] = tempf[0, i]
             ys[v, i] = tempf[1, i]
-    return nleft
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -611,6 +933,7 @@ def _partition_tree(
     vals: np.ndarray,
     ys: np.ndarray,
     sorts: np.ndarray,
+    xt: np.ndarray,
     ip: np.ndarray,
     fp: np.ndarray,
     node_i: np.ndarray,
@@ -625,6 +948,15 @@ def _partition_tree(
     tempf: np.ndarray,
     cnt: np.ndarray,
     inv: np.ndarray,
+    pre_f: np.ndarray,
+    pre_d: np.ndarray,
+    order: np.ndarray,
+    srcv: np.ndarray,
+    tie_idx: np.ndarray,
+    tie_s: np.ndarray,
+    tie_v: np.ndarray,
+    y: np.ndarray,
+    rows: np.ndarray,
 ) -> None:
     """rpart ``partition.c`` from the root (slot 0), recursion unrolled.
 
@@ -632,10 +964,24 @@ def _partition_tree(
     ``FP_``, ``NI_`` and ``NF_`` constants above (``node_f`` slot 0 preset with the
     root's risk as both); ``s*`` hold the split lists; ``cnt`` = [slots used,
     split entries used]; ``vals``, ``ys``, ``sorts``: the columns in sorted order
-    (:func:`sorted_columns`), partitioned in place. The recursion of the C code is replayed with an
-    explicit stack of frames (numba cannot cache recursive functions); each
-    frame goes through the C function's three stages: split the node and
-    descend left, descend right, combine the children's complexities.
+    (:func:`sorted_columns`), partitioned in place; ``xt``: the (p, N) data the row ids of
+    ``sorts`` index. The recursion of the C code is replayed with an explicit stack of
+    frames (numba cannot cache recursive functions); each frame goes through the C
+    function's three stages: split the node and descend left, descend right, combine the
+    children's complexities.
+
+    The nodes of the last level that splits (``node <= maxnode < 2 * node``) have their
+    variables' best splits found by their parent (:func:`children_splits` into ``pre_f``
+    ((2, 2, p) float64) and ``pre_d`` ((2, p) int64), read by :func:`bsplit_given`), so
+    that only column 0 is re-ordered for them: same splits, improvements and risks as
+    rpart's re-partition of every column.
+
+    The root reads its columns in place (``order``, ``srcv``, ``tie_*``: the sources of
+    :func:`root_sources`; ``y`` by row id, ``rows`` its row ids): its split list by
+    :func:`_root_bsplit`, its children's order written to the work arrays by
+    :func:`_root_partition`; so these hold only the columns the rest of the fit
+    re-orders: all of them when the root's grandchildren may split (``maxnode >= 4``),
+    else column 0 (``sorts.shape[0]``).
     """
     min_split, min_node = ip[IP_MIN_SPLIT], ip[IP_MIN_NODE]
     maxnode, maxpri, alpha = ip[IP_MAXNODE], ip[IP_MAXPRI], fp[FP_ALPHA]
@@ -671,22 +1017,21 @@ def _partition_tree(
                 sp -= 1
                 continue
             start = cnt[1]
-            nl, iscale = bsplit(
-                vals,
-                ys,
-                n1,
-                n2,
-                min_node,
-                my_risk,
-                fp[FP_ISCALE],
-                maxpri,
-                sv[start:],
-                si[start:],
-                ss[start:],
-                sd[start:],
-                sc[start:],
-                inv,
-            )
+            # the last level that splits: found by the parent (children_splits)
+            given = nodenum > 1 and 2 * nodenum > maxnode
+            if nodenum == 1:
+                nl, iscale = _root_bsplit(order, srcv, tie_idx, tie_s, tie_v, y, min_node,
+                                          my_risk, maxpri, sv[start:], si[start:], ss[start:],
+                                          sd[start:], sc[start:], inv, tempf[1])
+            elif given:
+                c = nodenum & 1  # the left child's number is even
+                nl, iscale = bsplit_given(pre_f[c], pre_d[c], n2 - n1, my_risk, fp[FP_ISCALE],
+                                          maxpri, sv[start:], si[start:], ss[start:],
+                                          sd[start:], sc[start:])
+            else:
+                nl, iscale = bsplit(vals, ys, n1, n2, min_node, my_risk, fp[FP_ISCALE], maxpri,
+                                    sv[start:], si[start:], ss[start:], sd[start:], sc[start:],
+                                    inv)
             fp[FP_ISCALE] = iscale
             if nl == 0:
                 # rather rare: no split worth doing
@@ -698,10 +1043,27 @@ def _partition_tree(
             cnt[1] = start + nl
             node_i[me, NI_SPLIT0] = start
             node_i[me, NI_NSPLIT] = nl
-            # children beyond maxnode only compute their risk (from ys[0])
-            nvars = 1 if 2 * nodenum > maxnode else sorts.shape[0]
-            nleft = nodesplit(vals, ys, sorts, n1, n2, sv[start], ss[start], sd[start],
-                              goes_left, tempvec, tempf, nvars)
+            if nodenum == 1:
+                nleft = send_left(vals, rows.reshape((np.int64(1), rows.shape[0])), xt, n1, n2,
+                                  sv[start], ss[start], sd[start], goes_left, True)
+            else:
+                nleft = send_left(vals, sorts, xt, n1, n2, sv[start], ss[start], sd[start],
+                                  goes_left, given)
+            if nodenum == 1:
+                _root_partition(order, srcv, tie_idx, tie_s, tie_v, y, nleft, goes_left, sorts,
+                                vals, ys, 2 <= maxnode < 4, min_node, min_split, inv, tempf,
+                                pre_f, pre_d)
+            elif 2 * nodenum > maxnode:
+                # children beyond maxnode only compute their risk (from ys[0])
+                nodesplit(vals, ys, sorts, n1, n2, nleft, goes_left, tempvec, tempf, 1)
+            elif 4 * nodenum > maxnode:
+                # the children are the last level that splits
+                children_splits(vals, ys, sorts, n1, n2, nleft, goes_left, min_node, min_split,
+                                inv, tempf, pre_f, pre_d)
+                nodesplit(vals, ys, sorts, n1, n2, nleft, goes_left, tempvec, tempf, 1)
+            else:
+                nodesplit(vals, ys, sorts, n1, n2, nleft, goes_left, tempvec, tempf,
+                          sorts.shape[0])
             fr[f, FR_NLEFT] = nleft
             lslot = cnt[0]
             rslot = lslot + 1
@@ -800,9 +1162,10 @@ def rpart_anova(xt: np.ndarray, y: np.ndarray, order: np.ndarray, maxdepth: int,
     nodes in pre-order, each node's list by decreasing improvement).
     """
     p, n = xt.shape
+    k = p if maxdepth >= 3 else min(p, 1)  # work_columns
     return rpart_anova_rows(
-        xt, y, order, np.arange(n), np.empty((p, n), dtype=np.int64),
-        np.empty((p, n), dtype=np.float64), np.empty((p, n), dtype=np.float64), maxdepth,
+        xt, y, order, np.arange(n), np.empty((k, n), dtype=np.int64),
+        np.empty((k, n), dtype=np.float64), np.empty((k, n), dtype=np.float64), maxdepth,
         min_split, min_node, cp, maxcompete, np.empty((0, 0), dtype=np.float64)
     )
 
@@ -815,11 +1178,14 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     """:func:`rpart_anova` on a subset of the columns of ``xt`` (and entries of ``y``):
     the fit's rows are the row ids ``rows`` (in the fit's row order), ``order`` holds
     (p, len(rows)) ascending orders of them as row ids. Avoids gathering the rows.
-    ``sorts``, ``vals``, ``ys``: the (p, len(rows)) work arrays of
-    :func:`sorted_columns_into` (:func:`work_arrays`), given by the caller; ``ordv``: the
-    values in the order of ``order``, or (0, 0) (see :func:`sorted_columns_into`)."""
+    ``sorts``, ``vals``, ``ys``: the (k, len(rows)) work arrays, given by the caller
+    (:func:`work_arrays`; k >= :func:`work_columns`); ``ordv``: the values in the order of
+    ``order``, or (0, 0) (then read by row id)."""
     p = xt.shape[0]
     n = rows.shape[0]
+    if (sorts.shape[0] < (p if maxdepth >= 3 else min(p, 1)) or sorts.shape[1] != n
+            or vals.shape != sorts.shape or ys.shape != sorts.shape):
+        raise ValueError("rpart_anova_rows: work arrays too small (see work_columns)")
     maxpri = maxcompete + 1
     if maxpri < 1:
         maxpri = 1
@@ -838,7 +1204,7 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     cap = 2 * n + 3
     if 2 * maxnode + 3 < cap:
         cap = 2 * maxnode + 3
-    sorted_columns_into(xt, y, order, rows, sorts, vals, ys, ordv)
+    srcv, tie_idx, tie_s, tie_v = root_sources(xt, order, rows, ordv)
     # np.empty and loops rather than np.array / np.full / np.zeros / np.arange /
     # np.concatenate: each of those is one or more extra compiles at the first fit
     ip = np.empty(np.int64(5), dtype=np.int64)
@@ -873,7 +1239,7 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     for s in range(xt.shape[1]):
         goes_left[s] = 0
     tempvec = np.empty(n + 1, dtype=np.int64)
-    tempf = np.empty((np.int64(2), n + 1), dtype=np.float64)
+    tempf = np.empty((np.int64(2), n + 2), dtype=np.float64)
     for s in range(n + 1):
         tempvec[s] = 0
     cnt = np.empty(np.int64(2), dtype=np.int64)
@@ -889,8 +1255,9 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     for s in range(1, n + 1):
         inv[s] = 1.0 / s
     _partition_tree(
-        vals, ys, sorts, ip, fp, node_i, node_f, sv, si, ss, sd, sc, goes_left, tempvec, tempf,
-        cnt, inv
+        vals, ys, sorts, xt, ip, fp, node_i, node_f, sv, si, ss, sd, sc, goes_left, tempvec,
+        tempf, cnt, inv, np.empty((np.int64(2), np.int64(2), p), dtype=np.float64),
+        np.empty((np.int64(2), p), dtype=np.int64), order, srcv, tie_idx, tie_s, tie_v, y, rows
     )
 
     # rpmatrix: pre-order walk, left subtree before right subtree
