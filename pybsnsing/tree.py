@@ -732,13 +732,36 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 def release_freed_memory() -> None:
     """Give the C heap's free memory back to the operating system (glibc's
-    ``malloc_trim``; a no-op elsewhere). A large node frees arrays of tens of MB; with
-    worker threads they come from per-thread heaps that glibc does not shrink by itself,
-    so the process's memory would keep the high-water mark of every thread (synthetic1m,
-    2 threads: peak 1026 -> 823 MiB)."""
+    ``malloc_trim``; a no-op elsewhere) when the process is near its high-water mark
+    (:data:`TRIM_NEAR_PEAK`). A large node frees arrays of tens of MB; with worker
+    threads they come from per-thread heaps that glibc does not shrink by itself, so the
+    process's memory would keep the high-water mark of every thread (synthetic1m, 2
+    threads: peak 1026 -> 823 MiB). Trimming always, though, handed the same memory
+    back and forth: every page touched again after a trim is a page fault (synthetic1m:
+    about 200,000 of them, 1.5-2 s of system time on the project's VM); far below the
+    peak, the freed memory is kept for reuse."""
     trim = _malloc_trim()
-    if trim is not None:
+    if trim is not None and _near_peak():
         trim(0)
+
+
+#: :func:`release_freed_memory` trims when the resident memory is at least this fraction
+#: of the process's peak so far
+TRIM_NEAR_PEAK = 0.9
+
+
+def _near_peak() -> bool:
+    """Whether the resident memory is at least :data:`TRIM_NEAR_PEAK` of the process's
+    peak (Linux: ``/proc/self/statm`` and ``getrusage``; True where unknown)."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", "rb") as f:
+            resident = int(f.read().split()[1]) * resource.getpagesize()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    except (OSError, ValueError, IndexError, ImportError):
+        return True
+    return resident >= TRIM_NEAR_PEAK * peak
 
 
 #: worker threads take nodes from the first LOOK_AHEAD * (threads) of the queue
