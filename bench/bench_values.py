@@ -47,6 +47,7 @@ def measure(n: int, p: int = 10, repeat: int = 5, seed: int = 1) -> dict:
     ordv = sorted_values(X, ordm)
     none = np.empty((0, 0))  # no values: the kernel reads them by row id
     mask = rng.random(n) < 0.5
+    bits = np.packbits(mask, bitorder="little")
     nl = int(mask.sum())
     # the tree's defaults: 20 segments, node size sqrt(n), num2factor 10, bin size 3
     args = (1, 20, float(int(np.sqrt(n))), 10.0, 10, 3.0, 20.0, False)
@@ -54,7 +55,7 @@ def measure(n: int, p: int = 10, repeat: int = 5, seed: int = 1) -> dict:
     def split(values: bool):
         lv = np.empty(p * nl + 1 if values else 0)
         rv = np.empty(p * (n - nl) + 1 if values else 0)
-        split_orders(ordm, ordv if values else np.empty((0, 0)), mask,
+        split_orders(ordm, ordv if values else np.empty((0, 0)), bits,
                      np.empty(p * nl + 1, np.int64), np.empty(p * (n - nl) + 1, np.int64),
                      lv, rv)
 

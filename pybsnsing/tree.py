@@ -383,9 +383,9 @@ class Grower:
             valued = ordv is not None
             left_v = np.empty(p * nl + 1 if valued else 0, np.float64)
             right_v = np.empty(p * (n - nl) + 1 if valued else 0, np.float64)
-            ok = split_orders(ordm, kernel_values(ordv), g, left, right,
-                              left_v, right_v)
+            bits = np.packbits(g, bitorder="little")
             g[rows_left] = False
+            ok = split_orders(ordm, kernel_values(ordv), bits, left, right, left_v, right_v)
             if not ok:  # (a node's sorted lists hold its rows: never expected)
                 raise RuntimeError("partition: the sorted lists do not hold the node's rows")
             sides = ((left, left_v, nl, want_left), (right, right_v, n - nl, want_right))

@@ -271,12 +271,13 @@ def test_split_orders_reports_a_mask_that_does_not_match():
         right = np.full(2 * (4 - nl) + 3, -7, np.int64)
         left_v = np.full(2 * nl + 3, -7.0)
         right_v = np.full(2 * (4 - nl) + 3, -7.0)
-        ok = split_orders(ordm, ordm * 10.0, np.array(mask), left[:2 * nl + 1],
+        bits = np.packbits(mask, bitorder="little")
+        ok = split_orders(ordm, ordm * 10.0, bits, left[:2 * nl + 1],
                           right[:2 * (4 - nl) + 1], left_v[:2 * nl + 1],
                           right_v[:2 * (4 - nl) + 1])
         assert ok == (sum(mask) == nl)
         bare_l, bare_r = left.copy(), right.copy()
-        assert split_orders(ordm, np.empty((0, 0)), np.array(mask), bare_l[:2 * nl + 1],
+        assert split_orders(ordm, np.empty((0, 0)), bits, bare_l[:2 * nl + 1],
                             bare_r[:2 * (4 - nl) + 1], np.empty(0), np.empty(0)) == ok
         assert np.array_equal(bare_l, left) and np.array_equal(bare_r, right)
         assert (left[2 * nl + 1:] == -7).all() and (right[2 * (4 - nl) + 1:] == -7).all()

@@ -266,10 +266,12 @@ def _complement_row(B, src, dst, nbits):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def split_orders(ordm, ordv, left_mask, left, right, left_v, right_v):
+def split_orders(ordm, ordv, left_bits, left, right, left_v, right_v):
     """A node's sorted orders split into its children's, order kept (stable): row ``j`` of
-    ``ordm`` (p, n) goes to row ``j`` of the (p, nl) matrix in ``left`` (the ids with
-    ``left_mask[id]``) and of the (p, n - nl) one in ``right`` (the others), both given
+    ``ordm`` (p, n) goes to row ``j`` of the (p, nl) matrix in ``left`` (the ids whose bit
+    is set in ``left_bits``, uint8, ``np.packbits(mask, bitorder="little")``: an eighth
+    of a boolean mask's cache footprint for the random reads) and of the (p, n - nl) one
+    in ``right`` (the others), both given
     flat with one spare element at the end. With ``left_v`` not empty, the sorted values
     ``ordv`` (p, n) go along into ``left_v`` and ``right_v`` (same shapes as ``left`` and
     ``right``); else ``ordv`` is not read. One pass for large nodes, without branches
@@ -291,7 +293,7 @@ def split_orders(ordm, ordv, left_mask, left, right, left_v, right_v):
             for i in range(n):
                 r = ordm[j, i]
                 v = ordv[j, i]
-                m = np.int64(left_mask[r])
+                m = np.int64((left_bits[r >> 3] >> (r & 7)) & 1)
                 at_l = a if a < last_l else last_l
                 at_r = b if b < last_r else last_r
                 left[at_l] = r
@@ -303,7 +305,7 @@ def split_orders(ordm, ordv, left_mask, left, right, left_v, right_v):
         else:
             for i in range(n):
                 r = ordm[j, i]
-                m = np.int64(left_mask[r])
+                m = np.int64((left_bits[r >> 3] >> (r & 7)) & 1)
                 left[a if a < last_l else last_l] = r
                 right[b if b < last_r else last_r] = r
                 a += m
