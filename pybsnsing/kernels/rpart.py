@@ -588,6 +588,20 @@ def bsplit_given(
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _goes_left(goes_left: np.ndarray, j: int) -> int:
+    """Row ``j``'s bit (1: left) in the packed ``goes_left`` (uint8, little bit order)."""
+    return (np.int64(goes_left[j >> 3]) >> (j & 7)) & 1
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _send(goes_left: np.ndarray, j: int, g: int) -> None:
+    """Set row ``j``'s bit of the packed ``goes_left`` to ``g`` (0 or 1)."""
+    b = j >> 3
+    s = j & 7
+    goes_left[b] = np.uint8((np.int64(goes_left[b]) & ~(np.int64(1) << s)) | (g << s))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _children_of_column(
     i: int,
     ids: np.ndarray,
@@ -615,7 +629,7 @@ def _children_of_column(
     i2 = nleft + 1  # the left rows at 0..nleft - 1, the right ones from nleft + 1 on
     for t in range(n1, n2):  # branch-free, as nodesplit: written to both sides, the
         j = ids[t]  # pointer of its side moves on (a write past a side's last row lands
-        g = np.int64(goes_left[j])  # on its spare element)
+        g = _goes_left(goes_left, j)  # on its spare element)
         x = xs[t]
         w = yv[j] if by_id else yv[t]
         tv[i1] = x
@@ -801,7 +815,7 @@ def _root_partition(
         i2 = nleft
         for t in range(n):
             j = ids[t]
-            g = np.int64(goes_left[j])
+            g = _goes_left(goes_left, j)
             at = i2 + (i1 - i2) * g
             sorts[v, at] = j
             vals[v, at] = xs[t]
@@ -825,7 +839,8 @@ def send_left(
 ) -> int:
     """The first half of rpart ``nodesplit``: which rows of the node at positions ``n1:n2``
     go left by ``x[var] < spoint`` (``(x < spoint ? direction : -direction) == LEFT``),
-    into ``goes_left`` (one uint8 per row id). Returns the number sent left.
+    into ``goes_left`` (one bit per row id, packed: :func:`_send`). Returns the number
+    sent left.
 
     The rows are read in ``var``'s sorted order, or with ``by_rows`` (a node whose column
     ``var`` was not re-ordered: :func:`children_splits`) by row id from column 0's order,
@@ -838,13 +853,13 @@ def send_left(
             j = sorts[0, i]
             below = 1 if xt[var, j] < spoint else 0
             g = 1 if below == left_is_below else 0
-            goes_left[j] = g
+            _send(goes_left, j, g)
             nleft += g
     else:
         for i in range(n1, n2):
             below = 1 if vals[var, i] < spoint else 0
             g = 1 if below == left_is_below else 0
-            goes_left[sorts[var, i]] = g
+            _send(goes_left, sorts[var, i], g)
             nleft += g
     return nleft
 
@@ -878,7 +893,7 @@ def nodesplit(
             j = sorts[v, i]
             x = vals[v, i]
             w = ys[v, i]
-            g = goes_left[j]
+            g = _goes_left(goes_left, j)
             # i1 <= i: the slot was read already; a right row written there is
             # overwritten by a later left row or by the copy below
             sorts[v, i1] = j
@@ -1235,8 +1250,8 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
         ss[s] = 0.0
         sd[s] = 0
         sc[s] = 0
-    goes_left = np.empty(xt.shape[1], dtype=np.uint8)
-    for s in range(xt.shape[1]):
+    goes_left = np.empty((xt.shape[1] + 7) >> 3, dtype=np.uint8)  # one bit per row id
+    for s in range(goes_left.shape[0]):
         goes_left[s] = 0
     tempvec = np.empty(n + 1, dtype=np.int64)
     tempf = np.empty((np.int64(2), n + 2), dtype=np.float64)
