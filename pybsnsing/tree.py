@@ -634,7 +634,8 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
             done = workers.split(task, queue)
             del task
             if node.nobs >= TRIM_MIN_ROWS:
-                release_freed_memory()
+                # the margin: what the next nodes of this size may allocate meanwhile
+                release_freed_memory(TRIM_MARGIN * 16 * node.nobs * grower.X.shape[1])
             if done is None:  # at max_depth
                 continue
             if control.verbose:
@@ -749,29 +750,30 @@ def _malloc_trim() -> Callable[[int], int] | None:
         return None
 
 
-def release_freed_memory() -> None:
+def release_freed_memory(margin: int = 0) -> None:
     """Give the C heap's free memory back to the operating system (glibc's
-    ``malloc_trim``; a no-op elsewhere) when the process is near its high-water mark
-    (:data:`TRIM_NEAR_PEAK`). A large node frees arrays of tens of MB; with worker
-    threads they come from per-thread heaps that glibc does not shrink by itself, so the
-    process's memory would keep the high-water mark of every thread (synthetic1m, 2
-    threads: peak 1026 -> 823 MiB). Trimming always, though, handed the same memory
-    back and forth: every page touched again after a trim is a page fault (synthetic1m:
-    about 200,000 of them, 1.5-2 s of system time on the project's VM); far below the
-    peak, the freed memory is kept for reuse."""
+    ``malloc_trim``; a no-op elsewhere) when the resident memory plus ``margin`` bytes
+    reaches the process's high-water mark (:func:`_near_peak`). A large node frees arrays
+    of tens of MB; with worker threads they come from per-thread heaps that glibc does
+    not shrink by itself, so the process's memory would keep the high-water mark of
+    every thread (synthetic1m, 2 threads: peak 1026 -> 823 MiB). Trimming always,
+    though, handed the same memory back and forth: every page touched again after a trim
+    is a page fault (synthetic1m: about 200,000 of them, 1.5-2 s of system time on the
+    project's VM); far below the peak, the freed memory is kept for reuse."""
     trim = _malloc_trim()
-    if trim is not None and _near_peak():
+    if trim is not None and _near_peak(margin):
         trim(0)
 
 
-#: :func:`release_freed_memory` trims when the resident memory is at least this fraction
-#: of the process's peak so far
-TRIM_NEAR_PEAK = 0.9
+#: after a node of n rows and p columns, the heap is trimmed when what TRIM_MARGIN nodes
+#: like it hold in sorted lists and values (16 * n * p bytes each) could take the process
+#: past its peak
+TRIM_MARGIN = 4
 
 
-def _near_peak() -> bool:
-    """Whether the resident memory is at least :data:`TRIM_NEAR_PEAK` of the process's
-    peak (Linux: ``/proc/self/statm`` and ``getrusage``; True where unknown)."""
+def _near_peak(margin: int = 0) -> bool:
+    """Whether the resident memory plus ``margin`` bytes reaches the process's peak
+    (Linux: ``/proc/self/statm`` and ``getrusage``; True where unknown)."""
     try:
         import resource
 
@@ -780,7 +782,7 @@ def _near_peak() -> bool:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     except (OSError, ValueError, IndexError, ImportError):
         return True
-    return resident >= TRIM_NEAR_PEAK * peak
+    return resident + margin >= peak
 
 
 #: worker threads take nodes from the first LOOK_AHEAD * (threads) of the queue

@@ -289,25 +289,24 @@ def test_split_orders_reports_a_mask_that_does_not_match():
 
 
 def test_freed_memory_is_released_only_near_the_peak(monkeypatch) -> None:
-    """release_freed_memory trims the C heap only when the resident memory is near the
-    process's high-water mark (trimming always made every reused page a page fault)."""
+    """release_freed_memory trims the C heap only when the resident memory plus the
+    margin reaches the process's high-water mark (trimming always made every reused page
+    a page fault)."""
     import pybsnsing.tree as T
 
     calls: list[int] = []
+    margins: list[int] = []
     monkeypatch.setattr(T, "_malloc_trim", lambda: calls.append)
     for near, want in ((True, [0]), (False, [])):
         calls.clear()
-        monkeypatch.setattr(T, "_near_peak", lambda near=near: near)
-        T.release_freed_memory()
-        assert calls == want
+        monkeypatch.setattr(T, "_near_peak", lambda m, near=near: margins.append(m) or near)
+        T.release_freed_memory(123)
+        assert calls == want and margins[-1] == 123
     monkeypatch.undo()
-    # the real test of the resident memory: a fresh, touched 64 MiB array is part of it
+    # the real resident memory and peak: never above the peak, reached with a margin
     a = np.ones(1 << 23)
-    assert isinstance(T._near_peak(), bool)
-    monkeypatch.setattr(T, "TRIM_NEAR_PEAK", 0.0)
-    assert T._near_peak()
-    monkeypatch.setattr(T, "TRIM_NEAR_PEAK", 1.5)
-    assert not T._near_peak() or not sys.platform.startswith("linux")
+    assert T._near_peak(1 << 50)
+    assert not T._near_peak(-(1 << 50)) or not sys.platform.startswith("linux")
     del a
 
 
