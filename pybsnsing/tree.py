@@ -346,29 +346,16 @@ class Grower:
 
     def root_orders(self) -> np.ndarray:
         """(p, n) int64: every column's stable ascending order of all rows."""
-        return self.root_lists(values=False)[0]
-
-    def root_lists(self, values: bool | None = None) -> SortedLists:
-        """The root's sorted lists: every column's stable ascending order of all rows
-        ((p, n) int64) and, when ``values`` (None: when :meth:`keeps_values`), the values
-        in that order ((p, n) float64; else None). Large data: one column per thread
-        (numpy sorts and takes without the GIL, and the fresh pages are touched in
-        parallel)."""
         import numba
 
         n, p = self.X.shape
-        if values is None:
-            values = self.keeps_values()
         ordm = np.empty((p, n), dtype=np.int64)
-        ordv = np.empty((p, n), dtype=np.float64) if values else None
 
         def sort(j: int) -> None:
             ordm[j] = stable_argsort(self.X[:, j])
-            if ordv is not None:  # (mode "clip": unbuffered, the ids are in range)
-                np.take(self.X[:, j], ordm[j], out=ordv[j], mode="clip")
 
         width = min(p, int(numba.get_num_threads())) if n >= CONCURRENT_MIN_ROWS else 1
-        if width > 1:
+        if width > 1:  # numpy sorts without the GIL: one column per thread
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(width) as pool:
@@ -376,7 +363,7 @@ class Grower:
         else:
             for j in range(p):
                 sort(j)
-        return ordm, ordv
+        return ordm
 
     def partition(self, ordm: np.ndarray, ordv: np.ndarray | None, rows_left: np.ndarray,
                   want_left: bool, want_right: bool) -> tuple[SortedLists, SortedLists]:
@@ -604,23 +591,17 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
     node_size = effective_node_size(control, n_train)
     grower = Grower(X, names, y, control, node_size)
     root = make_node(0, -1, 0, np.arange(n_train, dtype=np.int64), y, n_train)
-    ordm, ordv = grower.root_lists()
-    return grow_nodes(grower, root, ordm, max_depth, progress, ordv), node_size
+    return grow_nodes(grower, root, grower.root_orders(), max_depth, progress), node_size
 
 
 def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | None,
-               progress=None, ordv: np.ndarray | None = None) -> list[Node]:
-    """Grow the tree breadth-first from ``root`` (its rows' sorted orders ``ordm``, and
-    their values ``ordv`` when the grower :meth:`~Grower.keeps_values`: given, or made
-    here): each node's rule by ``grower.find_rule``, its children by
-    ``grower.make_node``, split further where ``grower.can_split``. Returns the nodes in
-    number order."""
+               progress=None) -> list[Node]:
+    """Grow the tree breadth-first from ``root`` (its rows' sorted orders ``ordm``): each
+    node's rule by ``grower.find_rule``, its children by ``grower.make_node``, split
+    further where ``grower.can_split``. Returns the nodes in number order."""
     control = grower.control
     nodes = [root]
-    if not grower.keeps_values():
-        ordv = None
-    elif ordv is None:
-        ordv = sorted_values(grower.X, ordm)
+    ordv = sorted_values(grower.X, ordm) if grower.keeps_values() else None
     queue: deque[_Task] = deque([_Task(root, ordm, None, root.obs, ordv)])
     del ordv
     del ordm

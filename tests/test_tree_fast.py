@@ -308,29 +308,3 @@ def test_freed_memory_is_released_only_near_the_peak(monkeypatch) -> None:
     assert T._near_peak(1 << 50)
     assert not T._near_peak(-(1 << 50)) or not sys.platform.startswith("linux")
     del a
-
-
-@pytest.mark.parametrize("n", [50, 5000])
-def test_root_lists_are_the_sorted_orders_and_their_values(n, monkeypatch) -> None:
-    """Grower.root_lists (one column per thread on large data): the stable orders of
-    root_orders and, when asked or when the grower keeps values, X's values in them."""
-    import numba
-
-    import pybsnsing.tree as T
-    from pybsnsing.questions import sorted_values, stable_argsort
-
-    rng = np.random.default_rng(n)
-    X = np.round(rng.normal(size=(n, 4)), 1)
-    g = T.Grower(X, [f"x{j}" for j in range(4)], rng.integers(0, 2, n), bscontrol(), 1)
-    want = np.stack([stable_argsort(X[:, j]) for j in range(4)])
-    for threads in {1, numba.config.NUMBA_NUM_THREADS}:
-        numba.set_num_threads(threads)
-        ordm, ordv = g.root_lists(values=True)
-        assert np.array_equal(ordm, want) and np.array_equal(ordv, sorted_values(g.X, want))
-        assert g.root_lists(values=False)[1] is None
-        assert np.array_equal(g.root_orders(), want)
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    monkeypatch.setattr(T, "VALUES_MIN_ROWS", 1)
-    assert g.root_lists()[1] is not None
-    monkeypatch.setattr(T, "VALUES_MIN_ROWS", 10**9)
-    assert g.root_lists()[1] is None
