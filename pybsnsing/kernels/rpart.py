@@ -211,6 +211,7 @@ def work_arrays(p: int, n: int, maxdepth: int | None = None
             np.empty((k, n), dtype=np.float64))
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
 def work_columns(p: int, maxdepth: int) -> int:
     """The columns of the work arrays :func:`rpart_anova_rows` re-orders: all ``p`` when
     the root's grandchildren may split (``maxdepth >= 3``), else column 0 only (its
@@ -1177,7 +1178,7 @@ def rpart_anova(xt: np.ndarray, y: np.ndarray, order: np.ndarray, maxdepth: int,
     nodes in pre-order, each node's list by decreasing improvement).
     """
     p, n = xt.shape
-    k = p if maxdepth >= 3 else min(p, 1)  # work_columns
+    k = work_columns(p, maxdepth)
     return rpart_anova_rows(
         xt, y, order, np.arange(n), np.empty((k, n), dtype=np.int64),
         np.empty((k, n), dtype=np.float64), np.empty((k, n), dtype=np.float64), maxdepth,
@@ -1198,7 +1199,7 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     ``order``, or (0, 0) (then read by row id)."""
     p = xt.shape[0]
     n = rows.shape[0]
-    if (sorts.shape[0] < (p if maxdepth >= 3 else min(p, 1)) or sorts.shape[1] != n
+    if (sorts.shape[0] < work_columns(p, maxdepth) or sorts.shape[1] != n
             or vals.shape != sorts.shape or ys.shape != sorts.shape):
         raise ValueError("rpart_anova_rows: work arrays too small (see work_columns)")
     maxpri = maxcompete + 1
