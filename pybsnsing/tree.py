@@ -269,8 +269,7 @@ class Grower:
         # the packed external path needs finite values (rpart treats others as missing;
         # the dense path reports them)
         self.finite = bool(np.isfinite(self.X).all())
-        self.xt: np.ndarray | None = None  # X.T and y as float64, for the packed path
-        self.yf: np.ndarray | None = None  # the labels for rpart (uint8)
+        self.xt: np.ndarray | None = None  # X.T, for the packed external path
         self.w: np.ndarray | None = None  # row weights (pybsnsing.weighted)
         if not control.suppress_internal and np.isnan(self.X).any():
             bad = [self.names[j] for j in range(p) if np.isnan(self.X[:, j]).any()]
@@ -330,7 +329,7 @@ class Grower:
         g.slot = np.zeros(n, dtype=np.int64)
         g.gmask = np.zeros(n, dtype=bool)
         g.pos = np.zeros(n, dtype=np.int64)
-        g.xt = g.yf = None
+        g.xt = None
         if self.external == "rpart":
             g._packed_external_inputs()  # made here: shared by threads
         return g, np.arange(n, dtype=np.int64), self.positions(rows, ordm)
@@ -529,10 +528,9 @@ class Grower:
         """``X.T`` (C order, made at the first use) and the 0/1 labels for native rpart's
         packed questions: as uint8 (``yb``), which the replay gathers by row id in every
         column (an eighth of float64's cache footprint; its sums are the same)."""
-        if self.xt is None or self.yf is None:
+        if self.xt is None:
             self.xt = np.ascontiguousarray(self.X.T)
-            self.yf = self.yb
-        return self.xt, self.yf
+        return self.xt, self.yb
 
     @staticmethod
     def _question_index(sources: list[QuestionSource]) -> tuple[list[int], Callable[[int], str]]:

@@ -8,7 +8,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["cttz", "popcnt", "set_row_bits"]
+__all__ = ["cttz", "packed_bit", "popcnt", "set_row_bits"]
 
 
 def _llvm_bit_count(name: str, llvm_name: str, doc: str, *flags: int):
@@ -54,3 +54,11 @@ def set_row_bits(B, i, X, offset, s):
     for c in range(B.shape[1]):
         if B[i, c] != 0:
             X[offset + c, w] |= bit
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def packed_bit(bits: np.ndarray, j: int) -> int:
+    """Bit ``j`` (0 or 1, as int64) of ``bits``, uint8 in little bit order
+    (``np.packbits(mask, bitorder="little")``): a row mask at an eighth of a boolean
+    array's cache footprint."""
+    return (np.int64(bits[j >> 3]) >> (j & 7)) & 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import set_row_bits
+from .bits import packed_bit, set_row_bits
 
 # Answers from sorted orders
 #
@@ -293,7 +293,7 @@ def split_orders(ordm, ordv, left_bits, left, right, left_v, right_v):
             for i in range(n):
                 r = ordm[j, i]
                 v = ordv[j, i]
-                m = np.int64((left_bits[r >> 3] >> (r & 7)) & 1)
+                m = packed_bit(left_bits, r)
                 at_l = a if a < last_l else last_l
                 at_r = b if b < last_r else last_r
                 left[at_l] = r
@@ -305,7 +305,7 @@ def split_orders(ordm, ordv, left_bits, left, right, left_v, right_v):
         else:
             for i in range(n):
                 r = ordm[j, i]
-                m = np.int64((left_bits[r >> 3] >> (r & 7)) & 1)
+                m = packed_bit(left_bits, r)
                 left[a if a < last_l else last_l] = r
                 right[b if b < last_r else last_r] = r
                 a += m

@@ -44,6 +44,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .bits import packed_bit
+
 #: rpart's direction codes (``rpart.h``): LEFT means "x < split goes left".
 LEFT = -1
 RIGHT = 1
@@ -190,23 +192,35 @@ def sort_columns_from_rows(xt: np.ndarray, order: np.ndarray, rows: np.ndarray) 
 def sorted_columns(
     xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`sorted_columns_into` new arrays ``(sorts, vals, ys)``."""
+    """rpart's sort indices of the rows ``rows`` of every column, with the values of the
+    column and of ``y`` in that order: new ``(sorts, vals, ys)``, each (p, len(rows)).
+
+    ``order`` holds any ascending argsort (row ids) of each column over ``rows``; the
+    columns are those of :func:`root_sources` (tie-free ones in that order, ones with
+    ties re-sorted with :func:`mysort`), copied. Same indices as :func:`sort_columns`,
+    much faster on tie-free columns."""
     p = xt.shape[0]
     n = rows.shape[0]
+    srcv, tie_idx, tie_s, tie_v = root_sources(xt, order, rows,
+                                               np.empty((0, 0), dtype=np.float64))
     sorts = np.empty((p, n), dtype=np.int64)
     vals = np.empty((p, n), dtype=np.float64)
     ys = np.empty((p, n), dtype=np.float64)
-    sorted_columns_into(xt, y, order, rows, sorts, vals, ys, np.empty((0, 0), dtype=np.float64))
+    for i in range(p):
+        ids, xs = _source(order, srcv, tie_idx, tie_s, tie_v, i)
+        for k in range(n):
+            sorts[i, k] = ids[k]
+            vals[i, k] = xs[k]
+            ys[i, k] = y[ids[k]]
     return sorts, vals, ys
 
 
-def work_arrays(p: int, n: int, maxdepth: int | None = None
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def work_arrays(p: int, n: int, maxdepth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(sorts, vals, ys)``: new (k, n) int64, float64, float64 work arrays for
-    :func:`sorted_columns_into` (k = p) or :func:`rpart_anova_rows` of depth ``maxdepth``
-    (k = :func:`work_columns`), from numpy's allocator (large ones get transparent huge
-    pages: a tenth of the page faults of numba's)."""
-    k = p if maxdepth is None else work_columns(p, maxdepth)
+    :func:`rpart_anova_rows` of depth ``maxdepth`` (k = :func:`work_columns`), from
+    numpy's allocator (large ones get transparent huge pages: a tenth of the page faults
+    of numba's)."""
+    k = work_columns(p, maxdepth)
     return (np.empty((k, n), dtype=np.int64), np.empty((k, n), dtype=np.float64),
             np.empty((k, n), dtype=np.float64))
 
@@ -217,68 +231,6 @@ def work_columns(p: int, maxdepth: int) -> int:
     the root's grandchildren may split (``maxdepth >= 3``), else column 0 only (its
     labels give the children's risks; see :func:`_partition_tree`)."""
     return p if maxdepth >= 3 else min(p, 1)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def sorted_columns_into(
-    xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.ndarray, sorts: np.ndarray,
-    vals: np.ndarray, ys: np.ndarray, ordv: np.ndarray
-) -> None:
-    """rpart's sort indices of the rows ``rows`` of every column, with the values of the
-    column and of ``y`` in that order, into ``(sorts, vals, ys)``, each (p, len(rows)).
-
-    ``order`` holds any ascending argsort (row ids) of each column over ``rows``. For a
-    column without tied values every correct sort yields the same permutation, so
-    ``order`` is taken as is; a column with ties is re-sorted with :func:`mysort`,
-    whose (unstable) order of tied rows is what rpart sums in. Same indices as
-    :func:`sort_columns`, much faster on tie-free columns. The values in sorted order
-    are gathered here once, so that the partition (:func:`bsplit`,
-    :func:`nodesplit`) reads and moves contiguous memory instead of gathering the
-    node's rows from the whole data at every node. ``ordv``: the values in the order of
-    ``order`` when the caller has them (the tree grower's sorted values, (p, len(rows))),
-    copied instead of gathered; any other shape, e.g. (0, 0): gathered from ``xt``.
-    """
-    p = xt.shape[0]
-    n = rows.shape[0]
-    if (sorts.shape[0] != p or sorts.shape[1] != n or vals.shape != sorts.shape
-            or ys.shape != sorts.shape or order.shape[0] != p or order.shape[1] != n):
-        raise ValueError("sorted_columns_into: arrays not (p, len(rows))")
-    xtemp = np.empty(n, dtype=np.float64)
-    tempvec = np.empty(n, dtype=np.int64)
-    given = ordv.shape[0] == p and ordv.shape[1] == n
-    for i in range(p):
-        xi = xt[i]
-        oi = order[i]
-        si = sorts[i]
-        vi = vals[i]
-        yi = ys[i]
-        if given:
-            for k in range(n):  # values read in order, labels gathered
-                o = oi[k]
-                si[k] = o
-                vi[k] = ordv[i, k]
-                yi[k] = y[o]
-        else:
-            for k in range(n):  # the gather, without a branch (1.4x faster than with the
-                o = oi[k]  # tie test in it)
-                si[k] = o
-                vi[k] = xi[o]
-                yi[k] = y[o]
-        tie = False
-        for k in range(1, n):
-            if vi[k] == vi[k - 1]:
-                tie = True
-                break
-        if tie:
-            for k in range(n):
-                tempvec[k] = rows[k]
-                xtemp[k] = xt[i, rows[k]]
-            mysort(xtemp, tempvec)
-            for k in range(n):
-                o = tempvec[k]
-                sorts[i, k] = o
-                vals[i, k] = xtemp[k]
-                ys[i, k] = y[o]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -589,12 +541,6 @@ def bsplit_given(
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _goes_left(goes_left: np.ndarray, j: int) -> int:
-    """Row ``j``'s bit (1: left) in the packed ``goes_left`` (uint8, little bit order)."""
-    return (np.int64(goes_left[j >> 3]) >> (j & 7)) & 1
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def _send(goes_left: np.ndarray, j: int, g: int) -> None:
     """Set row ``j``'s bit of the packed ``goes_left`` to ``g`` (0 or 1)."""
     b = j >> 3
@@ -630,7 +576,7 @@ def _children_of_column(
     i2 = nleft + 1  # the left rows at 0..nleft - 1, the right ones from nleft + 1 on
     for t in range(n1, n2):  # branch-free, as nodesplit: written to both sides, the
         j = ids[t]  # pointer of its side moves on (a write past a side's last row lands
-        g = _goes_left(goes_left, j)  # on its spare element)
+        g = packed_bit(goes_left, j)  # on its spare element)
         x = xs[t]
         w = yv[j] if by_id else yv[t]
         tv[i1] = x
@@ -708,10 +654,12 @@ def root_sources(
     re-sorted with :func:`mysort` from the rows in their given order (whose unstable
     order of tied rows is what rpart sums in): row ``tie_idx[i]`` of ``tie_s``
     (row ids) and ``tie_v`` (values); -1 for a tie-free column, whose order is the
-    given one (every correct sort gives the same permutation). As
-    :func:`sorted_columns_into`, without copying the tie-free columns."""
+    given one (every correct sort gives the same permutation): the tie-free columns are
+    not copied."""
     p = xt.shape[0]
     n = rows.shape[0]
+    if order.shape[0] != p or order.shape[1] != n:
+        raise ValueError("root_sources: order is not (p, len(rows))")
     if ordv.shape[0] == p and ordv.shape[1] == n:
         srcv = ordv
     else:
@@ -816,7 +764,7 @@ def _root_partition(
         i2 = nleft
         for t in range(n):
             j = ids[t]
-            g = _goes_left(goes_left, j)
+            g = packed_bit(goes_left, j)
             at = i2 + (i1 - i2) * g
             sorts[v, at] = j
             vals[v, at] = xs[t]
@@ -894,7 +842,7 @@ def nodesplit(
             j = sorts[v, i]
             x = vals[v, i]
             w = ys[v, i]
-            g = _goes_left(goes_left, j)
+            g = packed_bit(goes_left, j)
             # i1 <= i: the slot was read already; a right row written there is
             # overwritten by a later left row or by the copy below
             sorts[v, i1] = j
@@ -1062,24 +1010,23 @@ def _partition_tree(
             if nodenum == 1:
                 nleft = send_left(vals, rows.reshape((np.int64(1), rows.shape[0])), xt, n1, n2,
                                   sv[start], ss[start], sd[start], goes_left, True)
-            else:
-                nleft = send_left(vals, sorts, xt, n1, n2, sv[start], ss[start], sd[start],
-                                  goes_left, given)
-            if nodenum == 1:
                 _root_partition(order, srcv, tie_idx, tie_s, tie_v, y, nleft, goes_left, sorts,
                                 vals, ys, 2 <= maxnode < 4, min_node, min_split, inv, tempf,
                                 pre_f, pre_d)
-            elif 2 * nodenum > maxnode:
-                # children beyond maxnode only compute their risk (from ys[0])
-                nodesplit(vals, ys, sorts, n1, n2, nleft, goes_left, tempvec, tempf, 1)
-            elif 4 * nodenum > maxnode:
-                # the children are the last level that splits
-                children_splits(vals, ys, sorts, n1, n2, nleft, goes_left, min_node, min_split,
-                                inv, tempf, pre_f, pre_d)
-                nodesplit(vals, ys, sorts, n1, n2, nleft, goes_left, tempvec, tempf, 1)
             else:
-                nodesplit(vals, ys, sorts, n1, n2, nleft, goes_left, tempvec, tempf,
-                          sorts.shape[0])
+                nleft = send_left(vals, sorts, xt, n1, n2, sv[start], ss[start], sd[start],
+                                  goes_left, given)
+                if 2 * nodenum > maxnode:
+                    # children beyond maxnode only compute their risk (from ys[0])
+                    nvars = 1
+                elif 4 * nodenum > maxnode:
+                    # the children are the last level that splits
+                    children_splits(vals, ys, sorts, n1, n2, nleft, goes_left, min_node,
+                                    min_split, inv, tempf, pre_f, pre_d)
+                    nvars = 1
+                else:
+                    nvars = sorts.shape[0]
+                nodesplit(vals, ys, sorts, n1, n2, nleft, goes_left, tempvec, tempf, nvars)
             fr[f, FR_NLEFT] = nleft
             lslot = cnt[0]
             rslot = lslot + 1
