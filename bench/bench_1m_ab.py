@@ -2,8 +2,9 @@
 
 Each fit: the data loaded and the kernels warmed on 300k rows outside the timing, then one
 timed fit (as ``bench_1m.py``); wall, user and system seconds and minor page faults of the
-fit (``getrusage``). The commit ``--before`` is checked out in a temporary git worktree and
-imported through ``PYTHONPATH``; the after side is this checkout.
+fit and the process's peak resident memory (``getrusage``). The commit ``--before`` is
+checked out in a temporary git worktree and imported through ``PYTHONPATH``; the after
+side is this checkout.
 
     python bench/bench_1m_ab.py --before 16ae2ca [--rounds 3] [--threads 1 2]
         [--out bench/results/session9/ab_1m.txt]
@@ -37,7 +38,8 @@ bsnsing("y ~ .", df, import_external=ext, verbose=False)
 wall = time.perf_counter() - t
 r1 = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({{"wall": wall, "user": r1.ru_utime - r0.ru_utime,
-                  "sys": r1.ru_stime - r0.ru_stime, "faults": r1.ru_minflt - r0.ru_minflt}}))
+                  "sys": r1.ru_stime - r0.ru_stime, "faults": r1.ru_minflt - r0.ru_minflt,
+                  "peak": r1.ru_maxrss / 1024}}))
 """
 
 
@@ -72,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
                             res.setdefault((m, th, side), []).append(x)
                             line = (f"round {r + 1} {side:6s} {m:8s} {th} thr: wall "
                                     f"{x['wall']:.2f} user {x['user']:.2f} sys {x['sys']:.2f} "
-                                    f"faults {x['faults']}")
+                                    f"faults {x['faults']} peak {x['peak']:.0f} MiB")
                             print(line, flush=True)
                             lines.append(line)
         finally:
@@ -83,11 +85,12 @@ def main(argv: list[str] | None = None) -> int:
         for m in args.methods:
             b, a = res[(m, th, "before")], res[(m, th, "after")]
             med = {k: (statistics.median(x[k] for x in b), statistics.median(x[k] for x in a))
-                   for k in ("wall", "sys", "faults")}
+                   for k in ("wall", "sys", "faults", "peak")}
             lines.append(f"{m:8s} {th} thr: wall {med['wall'][0]:.2f} -> {med['wall'][1]:.2f} s "
                          f"(after/before {med['wall'][1] / med['wall'][0]:.2f}); system "
                          f"{med['sys'][0]:.2f} -> {med['sys'][1]:.2f} s; page faults "
-                         f"{med['faults'][0]:.0f} -> {med['faults'][1]:.0f}")
+                         f"{med['faults'][0]:.0f} -> {med['faults'][1]:.0f}; peak "
+                         f"{med['peak'][0]:.0f} -> {med['peak'][1]:.0f} MiB")
     text = "\n".join(lines) + "\n"
     print(text.split("# medians")[1])
     if args.out is not None:

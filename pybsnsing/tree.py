@@ -345,16 +345,24 @@ class Grower:
 
     def root_orders(self) -> np.ndarray:
         """(p, n) int64: every column's stable ascending order of all rows."""
+        return self.root_lists(False)[0]
+
+    def root_lists(self, values: bool) -> SortedLists:
+        """The root's sorted lists: every column's stable ascending order of all rows
+        ((p, n) int64) and, when ``values``, the values in that order ((p, n) float64,
+        taken by the sort: :func:`~pybsnsing.questions.stable_argsort`; else None).
+        Large data: one column per thread (numpy sorts and gathers without the GIL)."""
         import numba
 
         n, p = self.X.shape
         ordm = np.empty((p, n), dtype=np.int64)
+        ordv = np.empty((p, n), dtype=np.float64) if values else None
 
         def sort(j: int) -> None:
-            ordm[j] = stable_argsort(self.X[:, j])
+            ordm[j] = stable_argsort(self.X[:, j], None if ordv is None else ordv[j])
 
         width = min(p, int(numba.get_num_threads())) if n >= CONCURRENT_MIN_ROWS else 1
-        if width > 1:  # numpy sorts without the GIL: one column per thread
+        if width > 1:
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(width) as pool:
@@ -362,7 +370,7 @@ class Grower:
         else:
             for j in range(p):
                 sort(j)
-        return ordm
+        return ordm, ordv
 
     def partition(self, ordm: np.ndarray, ordv: np.ndarray | None, rows_left: np.ndarray,
                   want_left: bool, want_right: bool) -> tuple[SortedLists, SortedLists]:
@@ -589,17 +597,23 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
     node_size = effective_node_size(control, n_train)
     grower = Grower(X, names, y, control, node_size)
     root = make_node(0, -1, 0, np.arange(n_train, dtype=np.int64), y, n_train)
-    return grow_nodes(grower, root, grower.root_orders(), max_depth, progress), node_size
+    ordm, ordv = grower.root_lists(grower.keeps_values())
+    return grow_nodes(grower, root, ordm, max_depth, progress, ordv), node_size
 
 
 def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | None,
-               progress=None) -> list[Node]:
-    """Grow the tree breadth-first from ``root`` (its rows' sorted orders ``ordm``): each
-    node's rule by ``grower.find_rule``, its children by ``grower.make_node``, split
-    further where ``grower.can_split``. Returns the nodes in number order."""
+               progress=None, ordv: np.ndarray | None = None) -> list[Node]:
+    """Grow the tree breadth-first from ``root`` (its rows' sorted orders ``ordm``, and
+    their values ``ordv`` when the grower :meth:`~Grower.keeps_values`: given, or taken
+    here): each node's rule by ``grower.find_rule``, its children by
+    ``grower.make_node``, split further where ``grower.can_split``. Returns the nodes in
+    number order."""
     control = grower.control
     nodes = [root]
-    ordv = sorted_values(grower.X, ordm) if grower.keeps_values() else None
+    if not grower.keeps_values():
+        ordv = None
+    elif ordv is None:
+        ordv = sorted_values(grower.X, ordm)
     queue: deque[_Task] = deque([_Task(root, ordm, None, root.obs, ordv)])
     del ordv
     del ordm

@@ -172,4 +172,9 @@ def test_stable_argsort_is_numpys_stable_argsort(seed, monkeypatch):
     rng = np.random.default_rng(seed)
     for _ in range(300):
         x = _sortable(rng, int(rng.integers(0, 3000)))
-        assert np.array_equal(Q.stable_argsort(x), np.argsort(x, kind="stable"))
+        want = np.argsort(x, kind="stable")
+        assert np.array_equal(Q.stable_argsort(x), want)
+        values = np.full_like(x, 7.0)
+        assert np.array_equal(Q.stable_argsort(x, values), want)
+        # the sorted values bit for bit (the sign of a zero, NaNs in place)
+        assert values.tobytes() == x[want].tobytes()

@@ -308,3 +308,31 @@ def test_freed_memory_is_released_only_near_the_peak(monkeypatch) -> None:
     assert T._near_peak(1 << 50)
     assert not T._near_peak(-(1 << 50)) or not sys.platform.startswith("linux")
     del a
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_root_lists_are_the_stable_orders_and_their_values(threads, monkeypatch):
+    """Grower.root_lists (the sort's own gather of the values, one column per thread on
+    large data) = the stable argsort of every column and sorted_values of it, ties
+    (-0.0 == 0.0 included) in row order."""
+    import numba
+
+    import pybsnsing.tree as T
+    from pybsnsing.questions import sorted_values
+
+    monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
+    rng = np.random.default_rng(threads)
+    X = np.round(rng.normal(size=(5000, 4)), 1)
+    X[rng.random(X.shape) < 0.1] = -0.0
+    X[:, 3] = rng.normal(size=5000)
+    g = T.Grower(X, [f"x{j}" for j in range(4)], rng.integers(0, 2, 5000), bscontrol(), 1)
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        ordm, ordv = g.root_lists(True)
+        bare, none = g.root_lists(False)
+    finally:
+        numba.set_num_threads(old)
+    want = np.stack([np.argsort(X[:, j], kind="stable") for j in range(4)])
+    assert np.array_equal(ordm, want) and np.array_equal(bare, want) and none is None
+    assert ordv.tobytes() == sorted_values(g.X, want).tobytes()
