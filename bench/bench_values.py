@@ -53,11 +53,10 @@ def measure(n: int, p: int = 10, repeat: int = 5, seed: int = 1) -> dict:
     args = (1, 20, float(int(np.sqrt(n))), 10.0, 10, 3.0, 20.0, False)
 
     def split(values: bool):
-        lv = np.empty(p * nl + 1 if values else 0)
-        rv = np.empty(p * (n - nl) + 1 if values else 0)
+        lv = np.empty(p * nl if values else 0)
+        rv = np.empty(p * (n - nl) if values else 0)
         split_orders(ordm, ordv if values else np.empty((0, 0)), bits,
-                     np.empty(p * nl + 1, np.int64), np.empty(p * (n - nl) + 1, np.int64),
-                     lv, rv)
+                     np.empty(p * nl, np.int64), np.empty(p * (n - nl), np.int64), lv, rv)
 
     return {
         "questions_carried": _best(lambda: node_questions_kernel(X, ordv, y, ordm, *args),

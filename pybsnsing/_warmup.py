@@ -94,7 +94,7 @@ def _warm_large_nodes() -> None:
     ordm = np.array([[0, 1, 2], [2, 1, 0]], dtype=np.int64)
     split_orders(ordm, ordm.astype(np.float64),
                  np.packbits([True, False, True], bitorder="little"),
-                 np.empty(5, np.int64), np.empty(3, np.int64), np.empty(5), np.empty(3))
+                 np.empty(4, np.int64), np.empty(2, np.int64), np.empty(4), np.empty(2))
 
 
 def _warm_parallel() -> None:

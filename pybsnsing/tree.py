@@ -37,10 +37,11 @@ import bisect
 import copy
 import functools
 import math
+import threading
 import time
 import warnings
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -231,6 +232,88 @@ class NodeColumns(Mapping):
         return len(self._col_of)
 
 
+class ListSlabs:
+    """Two pairs of flat buffers that hold the sorted lists (and values) of every large
+    node of a tree, reused level after level instead of fresh arrays for every split
+    (fresh memory costs a page fault per page on first touch).
+
+    Rows of the root are positions ``0..n-1``; a node holds a contiguous range
+    ``[s, s + m)`` of them and its lists, (p, m) C-ordered, are the block
+    ``[p s, p (s + m))`` of one buffer. Its children split the range (left first) and
+    their lists are the blocks of the same range in the other buffer. A block is written
+    again only by the node's grandchildren, which exist after the node is done; nodes of
+    one level hold disjoint ranges, so nodes may be split concurrently."""
+
+    def __init__(self, p: int, n: int, values: bool) -> None:
+        self.p = p
+        self.orders = (np.empty(p * n, np.int64), np.empty(p * n, np.int64))
+        self.values = (np.empty(p * n), np.empty(p * n)) if values else None
+
+    def root(self) -> SortedLists:
+        """The root's (p, n) lists and values (None without values): the first buffers."""
+        p = self.p
+        return (self.orders[0].reshape(p, -1),
+                None if self.values is None else self.values[0].reshape(p, -1))
+
+    def drop_unused_values(self, queue: Iterable[_Task]) -> None:
+        """Let the value buffers go once no queued node carries values (only the nodes
+        of growers of many rows do, :meth:`Grower.keeps_values`: the top levels); nodes
+        being split meanwhile keep theirs alive and write their children's values, if
+        any, to fresh arrays."""
+        if self.values is not None and all(t.ordv is None for t in queue):
+            self.values = None
+
+    def holds(self, lists: np.ndarray) -> bool:
+        """Whether ``lists`` is a block of the order buffers."""
+        return any(lists.base is b for b in self.orders)
+
+    @staticmethod
+    def children_block(lists: np.ndarray | None,
+                       pair: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray | None:
+        """Where the children of the node with (p, m) ``lists`` go: the flat block of
+        ``p m`` elements at the same place of the other buffer of ``pair``; None when
+        ``lists`` is not a block of ``pair``."""
+        if lists is None or pair is None:
+            return None
+        for k in range(2):
+            if lists.base is pair[k]:
+                at = (lists.ctypes.data - pair[k].ctypes.data) // pair[k].itemsize
+                return pair[1 - k][at:at + lists.size]
+        return None
+
+
+class PackScratch(threading.local):
+    """Each thread's reused buffer for the packed answers of the node it splits
+    (``Xp``/``Xn`` of :meth:`Grower._pack`, dead once the node's rule is found): zeroed
+    again instead of fresh zeroed memory for every node (a page fault per page on first
+    touch). Answers of more than :data:`SCRATCH_MAX_BYTES` (the largest nodes) get fresh
+    arrays, so that the buffer does not keep the root's size through the fit."""
+
+    def __init__(self) -> None:
+        self.buf = np.empty(0, np.uint64)
+
+    def zeros(self, *shapes: tuple[int, int]) -> list[np.ndarray]:
+        """Zeroed uint64 C-ordered arrays of these shapes, views of this thread's buffer."""
+        sizes = [a * b for a, b in shapes]
+        total = sum(sizes)
+        if 8 * total > SCRATCH_MAX_BYTES:
+            return [np.zeros(sh, np.uint64) for sh in shapes]
+        if self.buf.shape[0] < total:
+            self.buf = np.empty(max(total, 2 * self.buf.shape[0]), np.uint64)
+        flat = self.buf[:total]
+        flat.fill(0)
+        out, at = [], 0
+        for sh, k in zip(shapes, sizes, strict=True):
+            out.append(flat[at:at + k].reshape(sh))
+            at += k
+        return out
+
+
+#: the largest packed answers of a node (bytes, both classes) taken from a thread's
+#: reused buffer (:class:`PackScratch`)
+SCRATCH_MAX_BYTES = 1 << 24
+
+
 class Grower:
     """The per-tree state of the growth loop: the design matrix in column order, the
     labels, scratch arrays indexed by row id, and the work done at one node."""
@@ -270,6 +353,8 @@ class Grower:
         # the dense path reports them)
         self.finite = bool(np.isfinite(self.X).all())
         self.xt: np.ndarray | None = None  # X.T, for the packed external path
+        self.slabs: ListSlabs | None = None  # where large nodes' lists go (grow_tree)
+        self.scratch: PackScratch | None = None  # reused packed answers (grow_nodes)
         self.w: np.ndarray | None = None  # row weights (pybsnsing.weighted)
         if not control.suppress_internal and np.isnan(self.X).any():
             bad = [self.names[j] for j in range(p) if np.isnan(self.X[:, j]).any()]
@@ -313,8 +398,9 @@ class Grower:
                  ) -> tuple[Grower, np.ndarray, np.ndarray]:
         """A grower holding a compact copy of the rows ``rows`` (increasing) and their
         sorted lists ``ordm`` in its own row ids ``0..n-1`` (same order as the row ids
-        here, so every kernel sees the same values in the same order); its ``gid`` maps
-        them back to training row ids. Nodes of disjoint rows may be split with it
+        here, so every kernel sees the same values in the same order; rewritten in place
+        when ``ordm`` is a block of :attr:`slabs`); its ``gid`` maps them back to
+        training row ids. Nodes of disjoint rows may be split with it
         concurrently (its scratch arrays are only touched at a node's own rows).
 
         Returns ``(grower, local rows, local sorted lists)``."""
@@ -332,6 +418,12 @@ class Grower:
         g.xt = None
         if self.external == "rpart":
             g._packed_external_inputs()  # made here: shared by threads
+        if self.slabs is not None and self.slabs.holds(ordm):  # the child's own block
+            from .kernels.packing import relabel
+
+            self.pos[rows] = np.arange(n, dtype=np.int64)
+            relabel(ordm, self.pos)
+            return g, np.arange(n, dtype=np.int64), ordm
         return g, np.arange(n, dtype=np.int64), self.positions(rows, ordm)
 
     def can_split(self, node: Node) -> bool:
@@ -350,13 +442,18 @@ class Grower:
     def root_lists(self, values: bool) -> SortedLists:
         """The root's sorted lists: every column's stable ascending order of all rows
         ((p, n) int64) and, when ``values``, the values in that order ((p, n) float64,
-        taken by the sort: :func:`~pybsnsing.questions.stable_argsort`; else None).
-        Large data: one column per thread (numpy sorts and gathers without the GIL)."""
+        taken by the sort: :func:`~pybsnsing.questions.stable_argsort`; else None), in
+        the first of :attr:`slabs` when there are slabs. Large data: one column per
+        thread (numpy sorts and gathers without the GIL)."""
         import numba
 
         n, p = self.X.shape
-        ordm = np.empty((p, n), dtype=np.int64)
-        ordv = np.empty((p, n), dtype=np.float64) if values else None
+        if self.slabs is not None:
+            ordm, ordv = self.slabs.root()
+            ordv = ordv if values else None
+        else:
+            ordm = np.empty((p, n), dtype=np.int64)
+            ordv = np.empty((p, n), dtype=np.float64) if values else None
 
         def sort(j: int) -> None:
             ordm[j] = stable_argsort(self.X[:, j], None if ordv is None else ordv[j])
@@ -385,18 +482,23 @@ class Grower:
         if n >= CONCURRENT_MIN_ROWS:  # large nodes: one numba pass
             from .kernels.packing import split_orders
 
-            left = np.empty(p * nl + 1, np.int64)
-            right = np.empty(p * (n - nl) + 1, np.int64)
             valued = ordv is not None
-            left_v = np.empty(p * nl + 1 if valued else 0, np.float64)
-            right_v = np.empty(p * (n - nl) + 1 if valued else 0, np.float64)
+            slabs = self.slabs
+            out = ListSlabs.children_block(ordm, None if slabs is None else slabs.orders)
+            out_v = (ListSlabs.children_block(ordv, slabs.values)
+                     if valued and slabs is not None else None)
+            left, right = _two_blocks(out, p, nl, n, np.int64)
+            if valued:
+                left_v, right_v = _two_blocks(out_v, p, nl, n, np.float64)
+            else:
+                left_v = right_v = np.empty(0, np.float64)
             bits = np.packbits(g, bitorder="little")
             g[rows_left] = False
             ok = split_orders(ordm, kernel_values(ordv), bits, left, right, left_v, right_v)
             if not ok:  # (a node's sorted lists hold its rows: never expected)
                 raise RuntimeError("partition: the sorted lists do not hold the node's rows")
             sides = ((left, left_v, nl, want_left), (right, right_v, n - nl, want_right))
-            return tuple((o[:-1].reshape(p, k), v[:-1].reshape(p, k) if valued else None)
+            return tuple((o.reshape(p, k), v.reshape(p, k) if valued else None)
                          if want else (None, None) for o, v, k, want in sides)
         sel = g.take(ordm)
         g[rows_left] = False
@@ -460,8 +562,12 @@ class Grower:
         rows = node.rows
         m = offsets[-1]
         n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
-        Xp = np.zeros((m, max(1, (n1 + 63) // 64)), dtype=np.uint64)
-        Xn = np.zeros((m, max(1, (rows.shape[0] - n1 + 63) // 64)), dtype=np.uint64)
+        shape_p = (m, max(1, (n1 + 63) // 64))
+        shape_n = (m, max(1, (rows.shape[0] - n1 + 63) // 64))
+        if self.scratch is not None:
+            Xp, Xn = self.scratch.zeros(shape_p, shape_n)
+        else:
+            Xp, Xn = np.zeros(shape_p, np.uint64), np.zeros(shape_n, np.uint64)
         jobs = list(zip(sources, offsets, strict=False))
         last = None
         if helper is not None and len(jobs) > 1:
@@ -569,6 +675,15 @@ class Grower:
                                  np.concatenate([k[1] for k in keys]))
 
 
+def _two_blocks(out: np.ndarray | None, p: int, nl: int, n: int, dtype: type
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The flat (p, nl) and (p, n - nl) blocks of two children: the halves of ``out``
+    (a slab's block of ``p n`` elements), or fresh arrays when ``out`` is None."""
+    if out is None:
+        return np.empty(p * nl, dtype), np.empty(p * (n - nl), dtype)
+    return out[:p * nl], out[p * nl:]
+
+
 def find_rule(X: np.ndarray, names: list[str], y: np.ndarray, target: int,
               control: BsControl, node_size: int) -> str:
     """The split rule text at a node (``""`` when there is none).
@@ -597,7 +712,10 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
     node_size = effective_node_size(control, n_train)
     grower = Grower(X, names, y, control, node_size)
     root = make_node(0, -1, 0, np.arange(n_train, dtype=np.int64), y, n_train)
-    ordm, ordv = grower.root_lists(grower.keeps_values())
+    values = grower.keeps_values()
+    if n_train >= CONCURRENT_MIN_ROWS:  # large nodes' lists in two reused buffers
+        grower.slabs = ListSlabs(grower.X.shape[1], n_train, values)
+    ordm, ordv = grower.root_lists(values)
     return grow_nodes(grower, root, ordm, max_depth, progress, ordv), node_size
 
 
@@ -610,6 +728,7 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
     number order."""
     control = grower.control
     nodes = [root]
+    grower.scratch = PackScratch()  # (shared by the growers' copies: one per thread)
     if not grower.keeps_values():
         ordv = None
     elif ordv is None:
@@ -620,6 +739,8 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | No
     t0 = time.perf_counter()
     with _NodeWorkers(grower, max_depth) as workers:
         while queue:
+            if grower.slabs is not None:
+                grower.slabs.drop_unused_values(queue)
             workers.look_ahead(queue)
             # popped: a node's sorted lists go once it is done
             task = queue.popleft()

@@ -272,16 +272,15 @@ def test_split_orders_reports_a_mask_that_does_not_match():
         left_v = np.full(2 * nl + 3, -7.0)
         right_v = np.full(2 * (4 - nl) + 3, -7.0)
         bits = np.packbits(mask, bitorder="little")
-        ok = split_orders(ordm, ordm * 10.0, bits, left[:2 * nl + 1],
-                          right[:2 * (4 - nl) + 1], left_v[:2 * nl + 1],
-                          right_v[:2 * (4 - nl) + 1])
+        ok = split_orders(ordm, ordm * 10.0, bits, left[:2 * nl], right[:2 * (4 - nl)],
+                          left_v[:2 * nl], right_v[:2 * (4 - nl)])
         assert ok == (sum(mask) == nl)
         bare_l, bare_r = left.copy(), right.copy()
-        assert split_orders(ordm, np.empty((0, 0)), bits, bare_l[:2 * nl + 1],
-                            bare_r[:2 * (4 - nl) + 1], np.empty(0), np.empty(0)) == ok
+        assert split_orders(ordm, np.empty((0, 0)), bits, bare_l[:2 * nl],
+                            bare_r[:2 * (4 - nl)], np.empty(0), np.empty(0)) == ok
         assert np.array_equal(bare_l, left) and np.array_equal(bare_r, right)
-        assert (left[2 * nl + 1:] == -7).all() and (right[2 * (4 - nl) + 1:] == -7).all()
-        assert (left_v[2 * nl + 1:] == -7).all() and (right_v[2 * (4 - nl) + 1:] == -7).all()
+        assert (left[2 * nl:] == -7).all() and (right[2 * (4 - nl):] == -7).all()
+        assert (left_v[2 * nl:] == -7).all() and (right_v[2 * (4 - nl):] == -7).all()
         if ok:
             m = np.array(mask)
             assert np.array_equal(left[:2 * nl].reshape(2, nl), [r[m[r]] for r in ordm])
@@ -336,3 +335,60 @@ def test_root_lists_are_the_stable_orders_and_their_values(threads, monkeypatch)
     want = np.stack([np.argsort(X[:, j], kind="stable") for j in range(4)])
     assert np.array_equal(ordm, want) and np.array_equal(bare, want) and none is None
     assert ordv.tobytes() == sorted_values(g.X, want).tobytes()
+
+
+def test_pack_scratch_gives_zeroed_arrays_per_thread(monkeypatch):
+    """PackScratch.zeros: zeroed C-ordered arrays of the asked shapes, also after the
+    buffer was written (reused), a buffer per thread, fresh arrays above the cap."""
+    import threading
+
+    import pybsnsing.tree as T
+
+    sc = T.PackScratch()
+    a, b = sc.zeros((3, 5), (3, 2))
+    assert a.shape == (3, 5) and b.shape == (3, 2) and a.flags.c_contiguous
+    a[:] = 7
+    b[:] = 9
+    c, d = sc.zeros((2, 4), (2, 4))
+    assert not c.any() and not d.any() and np.shares_memory(c, sc.buf)
+    c[:] = 1  # disjoint views
+    assert not d.any()
+    other = []
+    t = threading.Thread(target=lambda: other.append(sc.zeros((2, 4), (2, 4))[0]))
+    t.start()
+    t.join()
+    assert not np.shares_memory(other[0], c)
+    monkeypatch.setattr(T, "SCRATCH_MAX_BYTES", 8)
+    e, f = sc.zeros((2, 4), (2, 4))
+    assert not e.any() and not np.shares_memory(e, sc.buf)
+
+
+@pytest.mark.parametrize("name", ["BreastCancer", "pima"])
+def test_reused_pack_buffers_give_the_same_tree(monkeypatch, name):
+    """Nodes packed into the thread's reused buffer (PackScratch) give the tree of
+    nodes packed into fresh zeroed arrays."""
+    import pybsnsing.tree as T
+    from pybsnsing import bsnsing
+    from pybsnsing.datasets import load_dataset
+
+    data = load_dataset(name)
+    reused = bsnsing("Class ~ .", data, max_rules=3)
+    monkeypatch.setattr(T, "SCRATCH_MAX_BYTES", 0)
+    fresh = bsnsing("Class ~ .", data, max_rules=3)
+    assert str(reused) == str(fresh)
+
+
+def test_value_buffers_go_once_no_queued_node_carries_values():
+    """ListSlabs.drop_unused_values: the value buffers stay while a queued node carries
+    values and go (None) once none does; the order buffers stay."""
+    import pybsnsing.tree as T
+
+    slabs = T.ListSlabs(2, 10, True)
+    ordm, ordv = slabs.root()
+    with_values = T._Task(None, ordm, None, np.arange(10), ordv)
+    without = T._Task(None, ordm, None, np.arange(10), None)
+    slabs.drop_unused_values([without, with_values])
+    assert slabs.values is not None
+    slabs.drop_unused_values([without])
+    assert slabs.values is None and slabs.orders is not None
+    assert T.ListSlabs.children_block(ordv, slabs.values) is None

@@ -271,20 +271,26 @@ def split_orders(ordm, ordv, left_bits, left, right, left_v, right_v):
     ``ordm`` (p, n) goes to row ``j`` of the (p, nl) matrix in ``left`` (the ids whose bit
     is set in ``left_bits``, uint8, ``np.packbits(mask, bitorder="little")``: an eighth
     of a boolean mask's cache footprint for the random reads) and of the (p, n - nl) one
-    in ``right`` (the others), both given
-    flat with one spare element at the end. With ``left_v`` not empty, the sorted values
+    in ``right`` (the others), both given flat (``p * nl`` and ``p * (n - nl)`` long; they
+    may be adjacent blocks of one array). With ``left_v`` not empty, the sorted values
     ``ordv`` (p, n) go along into ``left_v`` and ``right_v`` (same shapes as ``left`` and
-    ``right``); else ``ordv`` is not read. One pass for large nodes, without branches
-    (each id is written to both sides; the pointer of its side moves on: a write past a
-    row lands on the next row's first element before that row is written, or on the
-    spare). Returns False when a row of ``ordm`` does not hold ``nl`` masked ids (nothing
-    is written out of bounds)."""
+    ``right``); else ``ordv`` is not read. One pass for large nodes, without branches:
+    each id is written to both sides and the pointer of its side moves on, so a write past
+    a row lands on the next row's first element before that row is written; past the last
+    row, on the side's last element, which is written again at the end. Returns False
+    when a row of ``ordm`` does not hold ``nl`` masked ids (nothing is written out of
+    bounds)."""
     p, n = ordm.shape
-    nl = (left.shape[0] - 1) // p
+    nl = left.shape[0] // p
     nr = n - nl
+    if right.shape[0] != p * nr or left.shape[0] != p * nl:
+        return False
+    valued = left_v.shape[0] > 0
+    if nl == 0 or nr == 0:  # one side takes every row
+        return _split_one_side(ordm, ordv, left_bits, left if nr == 0 else right,
+                               left_v if nr == 0 else right_v, nr == 0, valued)
     last_l = left.shape[0] - 1
     last_r = right.shape[0] - 1
-    valued = left_v.shape[0] > 0
     ok = True
     for j in range(p):
         a = j * nl
@@ -311,4 +317,46 @@ def split_orders(ordm, ordv, left_bits, left, right, left_v, right_v):
                 a += m
                 b += 1 - m
         ok = ok and a == (j + 1) * nl
+    if ok:  # the last elements: the last row's last id of each side
+        for side in range(2):  # (side 0: left, whose bits are 1)
+            i = n - 1
+            while packed_bit(left_bits, ordm[p - 1, i]) == side:
+                i -= 1
+            if side == 0:
+                left[last_l] = ordm[p - 1, i]
+            else:
+                right[last_r] = ordm[p - 1, i]
+            if valued:
+                if side == 0:
+                    left_v[last_l] = ordv[p - 1, i]
+                else:
+                    right_v[last_r] = ordv[p - 1, i]
     return ok
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _split_one_side(ordm, ordv, left_bits, out, out_v, to_left, valued):
+    """:func:`split_orders` when one side takes every row: the lists copied into ``out``
+    (and ``out_v``) when every id's bit says ``to_left``; else False, nothing written."""
+    p, n = ordm.shape
+    want = 1 if to_left else 0
+    for j in range(p):
+        for i in range(n):
+            if packed_bit(left_bits, ordm[j, i]) != want:
+                return False
+    for j in range(p):
+        for i in range(n):
+            out[j * n + i] = ordm[j, i]
+            if valued:
+                out_v[j * n + i] = ordv[j, i]
+    return True
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def relabel(ordm, pos):
+    """``ordm[j, i] = pos[ordm[j, i]]`` in place: a node's sorted lists in its own row
+    ids (``pos``: row id -> position in the node)."""
+    p, n = ordm.shape
+    for j in range(p):
+        for i in range(n):
+            ordm[j, i] = pos[ordm[j, i]]
