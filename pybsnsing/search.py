@@ -90,6 +90,9 @@ class _EnumTuning(NamedTuple):
     gram_max_cols: int = GRAM_MAX_COLS
     #: Gram matrices are counted in parallel from this many word operations (m^2 * words)
     gram_par_work: int = 1 << 27
+    #: max_rules 2: level two counts each pair it cannot rule out when it reaches it
+    #: (``kernels.enum.last_level_two``) rather than from Gram matrices made ahead
+    lazy_level_two: bool = True
 
 
 _DEFAULT_TUNING = _EnumTuning()
@@ -419,7 +422,10 @@ def _enum_packed(
         return best, int(vb2) / 2.0, neval
 
     use_gram = m <= tuning.gram_max_cols
-    if use_gram:
+    # max_rules 2: level two, the last, counts the pairs it cannot rule out as it reaches
+    # them (no Gram matrix ahead)
+    lazy_two = use_gram and max_rules == 2 and tuning.lazy_level_two
+    if use_gram and not lazy_two:
         words = Xp.shape[1] + Xn.shape[1]
         par = nthreads > 1 and m * m * words >= tuning.gram_par_work
         # max_rules 2: level two, the last, reads only the pairs of the kept questions
@@ -431,6 +437,11 @@ def _enum_packed(
 
     def step(k: int, store: bool, pcols: np.ndarray, pfp: np.ndarray, pfn: np.ndarray,
              ptau: np.ndarray, vb2: Any) -> tuple:
+        if k == 1 and lazy_two:
+            vb2, bp, bj, ne = K.last_level_two(Xp, Xn, cp, cn, grp, n1_, n0_, pcols, pfp,
+                                               pfn, ptau, vb2, ns_, nsgc_)
+            none = np.empty(0, dtype=np.int64)
+            return np.empty((0, 2), dtype=np.int64), none, none, none, vb2, bp, bj, ne
         if k == 1 and use_gram:
             return K.level_two(cp, cn, Gp, Gn, grp, n1_, n0_, pcols, pfp, pfn, ptau, vb2,
                                ns_, nsgc_, store)

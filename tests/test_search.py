@@ -255,6 +255,50 @@ def test_kernel_paths_agree(prob):
             assert _triple(enum_search(B, y, groups, **kw)) == ref, (chunk, par_min, gram_max)
 
 
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(max_n=300, max_m=24, max_rules=(2, 2), node_size_max=-1))
+def test_lazy_level_two_equals_the_gram_path(prob):
+    """max_rules 2: the last level counting only the pairs its bound cannot rule out
+    (kernels.enum.last_level_two) gives the Gram path's and the oracle's rule, objective
+    and neval (node sizes, no.same.gender.children and groups included)."""
+    B, y, groups, mr, ns, nsgc = prob
+    kw = dict(max_rules=mr, node_size=ns, no_same_gender_children=nsgc)
+    lazy = _triple(enum_search(B, y, groups, **kw))
+    with _tuned(lazy_level_two=False):
+        gram = _triple(enum_search(B, y, groups, **kw))
+    assert lazy == gram == _triple(enum_search(B, y, groups, solver="enum_py", **kw))
+
+
+def test_lazy_level_two_skips_pairs_on_informative_data(monkeypatch):
+    """Not vacuous: with one strong question, most pairs are ruled out by the bound
+    before any count (the kernel run as Python with its pair count spied on; neval
+    counts every pair all the same, and the result is the compiled kernel's)."""
+    from pybsnsing.kernels import enum as K
+
+    rng = np.random.default_rng(5)
+    n, m = 2000, 30
+    B = (rng.random((n, m)) < 0.3).astype(np.uint8)
+    y = (rng.random(n) < 0.5).astype(np.uint8)
+    B[:, 0] = y ^ (rng.random(n) < 0.05)  # a question that nearly separates the classes
+    Xp, Xn = K.pack_by_class(B, y)
+    n1, n0 = np.int64(y.sum()), np.int64(n - y.sum())
+    cp, cn = K.popcount_rows(Xp), K.popcount_rows(Xn)
+    keep, pfp, pfn, ptau, vb2, _ = K.level_one(cp, cn, n1, n0, np.int64(1), False, n0 * n1)
+    args = (Xp, Xn, cp, cn, np.arange(m, dtype=np.int64), n1, n0, keep.reshape(-1, 1), pfp,
+            pfn, ptau, vb2, np.int64(1), False)
+    compiled = K.last_level_two(*args)
+    counts: list[tuple[int, int]] = []
+
+    def and_count(X, a, j):
+        counts.append((a, j))
+        return np.int64(np.unpackbits((X[a] & X[j]).view(np.uint8)).sum())
+
+    monkeypatch.setattr(K, "_and_count", and_count)
+    assert tuple(K.last_level_two.py_func(*args)) == tuple(compiled)
+    neval = int(compiled[3])
+    assert neval > 100 and len(set(counts)) < neval / 4
+
+
 @pytest.mark.parametrize(
     ("name", "mr"),
     [("hepatitis", 4), ("vote", 4), ("soybean", 4), ("lymph", 4), ("primary-tumor", 5)],

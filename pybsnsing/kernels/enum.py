@@ -59,6 +59,7 @@ __all__ = [
     "gram_counts",
     "level_one",
     "level_two",
+    "last_level_two",
     "extend_level",
     "last_level",
 ]
@@ -354,6 +355,9 @@ def gram_counts(X, parallel, rows=None):
     search that uses it.
     """
     m, W = X.shape
+    # the search needs the Gram matrices only from max_rules 3 on (max_rules 2:
+    # last_level_two): a first fit's background compile makes them with that stage
+    wait_stage("mr3")
     G = np.zeros((m, m), np.int32)
     if rows is None:
         rows = np.arange(m, dtype=np.int64)
@@ -490,6 +494,69 @@ def _level_two(cp, cn, Gp, Gn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_si
                     ctau[nc] = t2
                     nc += 1
     return ccols[:nc], cfp[:nc], cfn[:nc], ctau[:nc], vb2, best_p, best_j, neval
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _and_count(X, a, j):
+    """``|row a AND row j|`` of a packed matrix."""
+    s = np.uint64(0)
+    for w in range(X.shape[1]):
+        s += popcnt(X[a, w] & X[j, w])
+    return np.int64(s)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def last_level_two(Xp, Xn, cp, cn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, node_size,
+                   nsgc):
+    """Level 2 as the last level (``max_rules`` 2, nothing stored): the scan of
+    :func:`level_two` with each pair's counts taken when they are needed, instead of a Gram
+    matrix ahead. A pair whose counts provably give ``v >= vbest`` is only counted
+    (``neval``): its TP lies in ``[max(cp[a], cp[j]), min(n1, cp[a] + cp[j])]``, likewise
+    FP, and ``v`` is bilinear in (FP, FN), so its minimum over that box is at a corner
+    (on synthetic1m's large nodes 4-28 % of the pairs pass this bound at the level-one
+    incumbent); the target-class intersection is counted first and the bound taken
+    again with TP exact. Skipped pairs change nothing in R's sequential scan (``vbest``
+    only decreases, and a pair that is no candidate changes nothing either), so the
+    result and ``neval`` are :func:`level_two`'s.
+
+    Returns ``(vb2, best_p, best_j, neval)``.
+    """
+    m = cp.shape[0]
+    P = pfp.shape[0]
+    neval = np.int64(0)
+    best_p = -1
+    best_j = -1
+    for p in range(P):
+        if ptau2[p] >= vb2:
+            continue
+        a = pcols[p, 0]
+        ga = grp[a]
+        pf = pfp[p]
+        pn = pfn[p]
+        cpa = cp[a]
+        cna = cn[a]
+        for j in range(a + 1, m):
+            if grp[j] == ga:
+                continue
+            neval += 1
+            cpj = cp[j]
+            cnj = cn[j]
+            tlo = max(cpa, cpj)
+            thi = min(n1, cpa + cpj)
+            flo = max(cna, cnj)
+            fhi = min(n0, cna + cnj)
+            if _lb_v2(flo, fhi, n1 - thi, n1 - tlo, n1, n0) >= vb2:
+                continue
+            tp = cpa + cpj - _and_count(Xp, a, j)
+            fn = n1 - tp
+            if min(_v2(flo, fn, n1, n0), _v2(fhi, fn, n1, n0)) >= vb2:
+                continue
+            fp = cna + cnj - _and_count(Xn, a, j)
+            vb2, better, t2 = _judge(tp, fp, n1, n0, node_size, pf, pn, nsgc, vb2)
+            if better:
+                best_p = p
+                best_j = j
+    return vb2, best_p, best_j, neval
 
 
 # ---------------------------------------------------------------------------------------
