@@ -88,6 +88,12 @@ VALUES_MIN_ROWS = 1 << 18
 #: lists and values), which the 10-million-row tree cannot afford (10M x 10: peak 6.3 GiB
 #: with values, 5.5 GiB without; issue 19's bound is 6 GiB)
 VALUES_MAX_ENTRIES = 1 << 25
+#: trees of at most this many training values (rows x columns) keep the sorted lists of
+#: their large nodes in two reused buffers (:class:`ListSlabs`): they hold two levels for
+#: the whole fit, where fresh arrays free the lists of finished nodes (synthetic1m, 10
+#: million values: peak 868 -> 961 MiB for a second less; 100 million: 5.6 -> 6.2 GiB,
+#: past the 6 GiB that 10 million rows are given)
+SLABS_MAX_ENTRIES = 1 << 25
 
 #: solvers that search bit-packed columns (the numba ENUM kernels)
 _PACKED_SOLVERS = ("enum_c", "enum")
@@ -719,27 +725,27 @@ def grow_tree(X: np.ndarray, names: list[str], y: np.ndarray, control: BsControl
     node_size = effective_node_size(control, n_train)
     grower = Grower(X, names, y, control, node_size)
     root = make_node(0, -1, 0, np.arange(n_train, dtype=np.int64), y, n_train)
-    values = grower.keeps_values()
-    if n_train >= CONCURRENT_MIN_ROWS:  # large nodes' lists in two reused buffers
-        grower.slabs = ListSlabs(grower.X.shape[1], n_train, values)
-    ordm, ordv = grower.root_lists(values)
-    return grow_nodes(grower, root, ordm, max_depth, progress, ordv), node_size
+    if CONCURRENT_MIN_ROWS <= n_train and n_train * grower.X.shape[1] <= SLABS_MAX_ENTRIES:
+        # large nodes' lists in two reused buffers
+        grower.slabs = ListSlabs(grower.X.shape[1], n_train, grower.keeps_values())
+    # (the root's lists are made in grow_nodes: no reference here outlives the root)
+    return grow_nodes(grower, root, None, max_depth, progress), node_size
 
 
-def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray, max_depth: int | None,
-               progress=None, ordv: np.ndarray | None = None) -> list[Node]:
-    """Grow the tree breadth-first from ``root`` (its rows' sorted orders ``ordm``, and
-    their values ``ordv`` when the grower :meth:`~Grower.keeps_values`: given, or taken
-    here): each node's rule by ``grower.find_rule``, its children by
-    ``grower.make_node``, split further where ``grower.can_split``. Returns the nodes in
-    number order."""
+def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray | None, max_depth: int | None,
+               progress=None) -> list[Node]:
+    """Grow the tree breadth-first from ``root`` (its rows' sorted orders ``ordm``; None:
+    all the grower's rows, sorted here with their values when the grower
+    :meth:`~Grower.keeps_values`): each node's rule by ``grower.find_rule``, its children
+    by ``grower.make_node``, split further where ``grower.can_split``. Returns the nodes
+    in number order."""
     control = grower.control
     nodes = [root]
     grower.scratch = PackScratch()  # (shared by the growers' copies: one per thread)
-    if not grower.keeps_values():
-        ordv = None
-    elif ordv is None:
-        ordv = sorted_values(grower.X, ordm)
+    if ordm is None:
+        ordm, ordv = grower.root_lists(grower.keeps_values())
+    else:
+        ordv = sorted_values(grower.X, ordm) if grower.keeps_values() else None
     queue: deque[_Task] = deque([_Task(root, ordm, None, root.obs, ordv)])
     del ordv
     del ordm
