@@ -406,7 +406,7 @@ def test_populate_keeps_the_contents():
     a[::1000] = np.arange(a[::1000].size)
     before = a.copy()
     done = T.populate(a)
-    assert np.array_equal(a, before)
+    assert a.tobytes() == before.tobytes()  # (np.empty's other bytes may be NaNs)
     if sys.platform.startswith("linux"):
         assert done
     assert not T.populate(np.empty(3))
