@@ -12,7 +12,8 @@ How a node is processed without per-node sorting or text work:
   order (global row ids; ``(p, nobs)`` int64).  A split partitions those lists
   stably, so a child's list is exactly the stable sort of the child's rows,
   which are kept in increasing row order as R keeps them -- ties in node
-  order, what R's stable ``order()`` gives;
+  order, what R's stable ``order()`` gives. Large nodes keep their lists in two
+  buffers reused level after level (:class:`ListSlabs`);
 * on large data, a node with a small share of its grower's rows gets a compact copy
   of its rows (:meth:`Grower.localize`): its subtree's kernels then gather from arrays
   of the node's size, not from the whole data (local row ids keep the global order,
@@ -91,8 +92,8 @@ VALUES_MAX_ENTRIES = 1 << 25
 #: trees of at most this many training values (rows x columns) keep the sorted lists of
 #: their large nodes in two reused buffers (:class:`ListSlabs`): they hold two levels for
 #: the whole fit, where fresh arrays free the lists of finished nodes (synthetic1m, 10
-#: million values: peak 868 -> 961 MiB for a second less; 100 million: 5.6 -> 6.2 GiB,
-#: past the 6 GiB that 10 million rows are given)
+#: million values: peak 758-868 -> 891-972 MiB, no page faults for the lists after the
+#: first two levels; 100 million: 5.6 -> 6.2 GiB, past the 6 GiB 10 million rows are given)
 SLABS_MAX_ENTRIES = 1 << 25
 
 #: solvers that search bit-packed columns (the numba ENUM kernels)
