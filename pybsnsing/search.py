@@ -437,20 +437,20 @@ def _enum_packed(
 
     def step(k: int, store: bool, pcols: np.ndarray, pfp: np.ndarray, pfn: np.ndarray,
              ptau: np.ndarray, vb2: Any) -> tuple:
-        if k == 1 and lazy_two:
-            vb2, bp, bj, ne = K.last_level_two(Xp, Xn, cp, cn, grp, n1_, n0_, pcols, pfp,
-                                               pfn, ptau, vb2, ns_, nsgc_)
-            none = np.empty(0, dtype=np.int64)
-            return np.empty((0, 2), dtype=np.int64), none, none, none, vb2, bp, bj, ne
-        if k == 1 and use_gram:
+        if k == 1 and use_gram and not lazy_two:
             return K.level_two(cp, cn, Gp, Gn, grp, n1_, n0_, pcols, pfp, pfn, ptau, vb2,
                                ns_, nsgc_, store)
         if store:
             return K.extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_, pcols,
                                   pfp, pfn, ptau, vb2, ns_, nsgc_, nthreads > 1, chunk, par_min)
-        vb2, bp, bj, ne = K.last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_,
-                                       pcols, pfp, pfn, ptau, vb2, ns_, nsgc_,
-                                       np.int64(nthreads), chunk, par_min)
+        # the last level: nothing stored
+        if k == 1 and lazy_two:
+            vb2, bp, bj, ne = K.last_level_two(Xp, Xn, cp, cn, grp, n1_, n0_, pcols, pfp,
+                                               pfn, ptau, vb2, ns_, nsgc_)
+        else:
+            vb2, bp, bj, ne = K.last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_,
+                                           pcols, pfp, pfn, ptau, vb2, ns_, nsgc_,
+                                           np.int64(nthreads), chunk, par_min)
         none = np.empty(0, dtype=np.int64)
         return np.empty((0, k + 1), dtype=np.int64), none, none, none, vb2, bp, bj, ne
 

@@ -312,8 +312,9 @@ class PackScratch(threading.local):
         total = sum(sizes)
         if 8 * total > SCRATCH_MAX_BYTES:
             return [np.zeros(sh, np.uint64) for sh in shapes]
-        if self.buf.shape[0] < total:
-            self.buf = np.empty(max(total, 2 * self.buf.shape[0]), np.uint64)
+        if self.buf.shape[0] < total:  # (doubling, within the cap)
+            grown = min(2 * self.buf.shape[0], SCRATCH_MAX_BYTES // 8)
+            self.buf = np.empty(max(total, grown), np.uint64)
         flat = self.buf[:total]
         flat.fill(0)
         out, at = [], 0
@@ -432,13 +433,9 @@ class Grower:
         g.xt = None
         if self.external == "rpart":
             g._packed_external_inputs()  # made here: shared by threads
-        if self.slabs is not None and self.slabs.holds(ordm):  # the child's own block
-            from .kernels.packing import relabel
-
-            self.pos[rows] = np.arange(n, dtype=np.int64)
-            relabel(ordm, self.pos)
-            return g, np.arange(n, dtype=np.int64), ordm
-        return g, np.arange(n, dtype=np.int64), self.positions(rows, ordm)
+        # (a block of the buffers is the child's own: rewritten in place)
+        own = self.slabs is not None and self.slabs.holds(ordm)
+        return g, np.arange(n, dtype=np.int64), self.positions(rows, ordm, in_place=own)
 
     def can_split(self, node: Node) -> bool:
         """Whether a child is split further (:func:`splittable`)."""
@@ -499,8 +496,7 @@ class Grower:
             valued = ordv is not None
             slabs = self.slabs
             out = ListSlabs.children_block(ordm, None if slabs is None else slabs.orders)
-            out_v = (ListSlabs.children_block(ordv, slabs.values)
-                     if valued and slabs is not None else None)
+            out_v = ListSlabs.children_block(ordv, None if slabs is None else slabs.values)
             left, right = _two_blocks(out, p, nl, n, np.int64)
             if valued:
                 left_v, right_v = _two_blocks(out_v, p, nl, n, np.float64)
@@ -646,11 +642,18 @@ class Grower:
             self.X[:, j].take(rows, out=out[:, j], mode="clip")  # (unbuffered: ids in range)
         return out
 
-    def positions(self, rows: np.ndarray, ordm: np.ndarray) -> np.ndarray:
+    def positions(self, rows: np.ndarray, ordm: np.ndarray, in_place: bool = False
+                  ) -> np.ndarray:
         """The sorted lists ``ordm`` of the node with rows ``rows`` (increasing) as
-        positions in ``rows`` (the node's own row ids ``0..n-1``)."""
+        positions in ``rows`` (the node's own row ids ``0..n-1``): a new array, or
+        ``ordm`` rewritten when ``in_place``."""
         self.pos[rows] = np.arange(rows.shape[0], dtype=np.int64)
-        return self.pos.take(ordm)
+        if not in_place:
+            return self.pos.take(ordm)
+        from .kernels.packing import relabel
+
+        relabel(ordm, self.pos)
+        return ordm
 
     def _packed_external_inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """``X.T`` (C order, made at the first use) and the 0/1 labels for native rpart's
@@ -902,7 +905,9 @@ def populate(a: np.ndarray) -> bool:
     madvise = getattr(libc, "madvise", None)
     if madvise is None or a.nbytes == 0:
         return False
-    page = 4096
+    import resource
+
+    page = resource.getpagesize()
     start = -(-a.ctypes.data // page) * page
     stop = (a.ctypes.data + a.nbytes) // page * page
     if stop <= start:
