@@ -84,6 +84,8 @@ from .errors import ExternalWarning, PybsnsingValueError
 from .rformat import format_r, r_atof
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from .questions import NodeRows
 
 
@@ -392,7 +394,8 @@ class ExternalQuestionSet:
     def group_keys(self) -> tuple[np.ndarray, np.ndarray]:
         return _external_group_keys(self.cols, self.ge)
 
-    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int) -> None:
+    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int,
+                  share: Executor | None = None) -> None:
         from .kernels.packing import pack_dense_into
 
         pack_dense_into(np.ascontiguousarray(self.answers, dtype=np.uint8), node.rows,
@@ -455,8 +458,10 @@ class NodeExternal:
     def group_keys(self) -> tuple[np.ndarray, np.ndarray]:
         return _external_group_keys(self.cols, self.ge)
 
-    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int) -> None:
-        """Bit-pack the answers into rows ``offset ..`` of ``Xp``/``Xn`` (zeroed)."""
+    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int,
+                  share: Executor | None = None) -> None:
+        """Bit-pack the answers into rows ``offset ..`` of ``Xp``/``Xn`` (zeroed; in this
+        thread: ``share`` is not used)."""
         from .kernels.packing import pack_cuts
 
         pack_cuts(self.X, node.ordm, node.rows, node.slot, self.cols, self.pos, self.ge, Xp,

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,9 @@ from .control import R_NAMES, control_default
 from .errors import PybsnsingValueError
 from .rformat import format_r
 from .rnames import quote_name, quote_string, read_quoted
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 # the labels of a factor-like numeric column are formatted at every node: memoised
 # (format_r is a pure function of the value)
@@ -368,9 +371,11 @@ class QuestionSource(Protocol):
         None when only the texts can tell."""
         ...
 
-    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int) -> None:
+    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int,
+                  share: Executor | None = None) -> None:
         """Bit-pack the answers into rows ``offset ..`` of ``Xp``/``Xn`` (zeroed; the
-        layout of :mod:`pybsnsing.kernels.packing`)."""
+        layout of :mod:`pybsnsing.kernels.packing`). ``share``: an idle thread pool that
+        may take part of the work (the call returns when all of it is done)."""
         ...
 
     def dense_node(self, node: NodeRows) -> np.ndarray:
@@ -499,13 +504,24 @@ class QuestionSet:
                        r.rlo, r.rhi, r.proc, BT)
         return BT.T
 
-    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int) -> None:
-        """:meth:`QuestionSource.pack_node` (the set was built from ``node.ordm``)."""
+    def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int,
+                  share: Executor | None = None) -> None:
+        """:meth:`QuestionSource.pack_node` (the set was built from ``node.ordm``). With
+        ``share``, the questions of the columns after the middle question are packed in
+        its thread (a question's base is of its own column: the halves write disjoint
+        rows)."""
         from .kernels.packing import pack_questions
 
         r = self._require_ranges()
-        pack_questions(r.ordm, node.slot, self.cols, r.base, r.rptr, r.rlo, r.rhi, r.proc,
-                       Xp[offset:], Xn[offset:])
+        args = (r.ordm, node.slot, self.cols, r.base, r.rptr, r.rlo, r.rhi)
+        out = (Xp[offset:], Xn[offset:])
+        cut = _column_cut(self.cols, r.proc) if share is not None else 0
+        if cut == 0:
+            pack_questions(*args, r.proc, *out)
+            return
+        rest = share.submit(pack_questions, *args, r.proc[cut:], *out)
+        pack_questions(*args, r.proc[:cut], *out)
+        rest.result()
 
     def dense_node(self, node: NodeRows) -> np.ndarray:
         """:meth:`QuestionSource.dense_node`."""
@@ -863,6 +879,17 @@ def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
     ranges = _Ranges(ordm, base[:m], rptr[: m + 1], rlo[:r], rhi[:r], proc[:m])
     return QuestionSet(_no_answers(n), cols[:m], kinds=kinds[:m].astype(np.int8),
                        values=values[:m], names=names, ranges=ranges, xsrc=X)
+
+
+def _column_cut(cols: np.ndarray, proc: np.ndarray) -> int:
+    """Where the processing order ``proc`` of questions of columns ``cols`` is cut in two
+    at a change of column (the questions of a column come together in ``proc``): the
+    change nearest its middle; 0 when all are of one column."""
+    qc = cols[proc]
+    change = np.flatnonzero(qc[1:] != qc[:-1]) + 1
+    if change.size == 0:
+        return 0
+    return int(change[np.argmin(np.abs(change - proc.shape[0] // 2))])
 
 
 def _no_answers(n: int) -> np.ndarray:

@@ -481,11 +481,13 @@ class Grower:
         return ordm, ordv
 
     def partition(self, ordm: np.ndarray, ordv: np.ndarray | None, rows_left: np.ndarray,
-                  want_left: bool, want_right: bool) -> tuple[SortedLists, SortedLists]:
+                  want_left: bool, want_right: bool, helper: Executor | None = None
+                  ) -> tuple[SortedLists, SortedLists]:
         """Split the node's sorted lists ``ordm`` and their values ``ordv`` (None: none)
         into the children's (stable: ties keep order): ``((left ordm, left ordv), (right
         ordm, right ordv))``; ``(None, None)`` for a child not wanted, ``(ordm, None)``
-        without values."""
+        without values. ``helper``: an idle thread pool that splits the second half of the
+        columns of a large node meanwhile."""
         p, n = ordm.shape
         g = self.gmask
         g[rows_left] = True
@@ -504,7 +506,13 @@ class Grower:
                 left_v = right_v = np.empty(0, np.float64)
             bits = np.packbits(g, bitorder="little")
             g[rows_left] = False
-            ok = split_orders(ordm, kernel_values(ordv), bits, left, right, left_v, right_v)
+            args = (ordm, kernel_values(ordv), bits, left, right, left_v, right_v)
+            h = p // 2 if helper is not None else 0
+            if h:  # each half is split on its own: its lists, its blocks
+                rest = helper.submit(split_orders, *_column_half(args, h, nl, n, False))
+                ok = split_orders(*_column_half(args, h, nl, n, True)) & rest.result()
+            else:
+                ok = split_orders(*args)
             if not ok:  # (a node's sorted lists hold its rows: never expected)
                 raise RuntimeError("partition: the sorted lists do not hold the node's rows")
             sides = ((left, left_v, nl, want_left), (right, right_v, n - nl, want_right))
@@ -565,8 +573,8 @@ class Grower:
               target: int, helper: Executor | None = None) -> tuple[int, np.ndarray, np.ndarray]:
         """``(n1, Xp, Xn)``: the node's target-class row count and the answers of its
         ``offsets[-1]`` questions bit-packed per class (slots in node order; with a
-        ``helper``, the last source is packed in its thread: the sources write disjoint
-        rows)."""
+        ``helper``, the last source is packed in its thread, the sources writing disjoint
+        rows, or a lone source shares its work with it)."""
         from .kernels.packing import node_slots
 
         rows = node.rows
@@ -579,6 +587,9 @@ class Grower:
         else:
             Xp, Xn = np.zeros(shape_p, np.uint64), np.zeros(shape_n, np.uint64)
         jobs = list(zip(sources, offsets, strict=False))
+        if helper is not None and len(jobs) == 1:  # the one source shares the work
+            jobs[0][0].pack_node(node, Xp, Xn, 0, helper)
+            return n1, Xp, Xn
         last = None
         if helper is not None and len(jobs) > 1:
             s, off = jobs.pop()
@@ -690,6 +701,23 @@ class Grower:
             return None
         return structural_groups(np.concatenate([k[0] for k in keys]),
                                  np.concatenate([k[1] for k in keys]))
+
+
+def _column_half(args: tuple, h: int, nl: int, n: int, first: bool) -> tuple:
+    """:func:`~pybsnsing.kernels.packing.split_orders`'s arguments ``(ordm, ordv, bits,
+    left, right, left_v, right_v)`` for the columns before ``h`` (``first``) or from
+    ``h`` on: their rows of the lists and values, their parts of the flat blocks (a call
+    writes only within the blocks it is given)."""
+    ordm, ordv, bits, left, right, left_v, right_v = args
+    rows = slice(None, h) if first else slice(h, None)
+
+    def part(a: np.ndarray, k: int) -> np.ndarray:
+        return a[: h * k] if first else a[h * k:]
+
+    valued = left_v.shape[0] > 0
+    return (ordm[rows], ordv[rows] if valued else ordv, bits, part(left, nl),
+            part(right, n - nl), part(left_v, nl) if valued else left_v,
+            part(right_v, n - nl) if valued else right_v)
 
 
 def _two_blocks(out: np.ndarray | None, p: int, nl: int, n: int, dtype: type
@@ -853,7 +881,7 @@ def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | No
     task_l = task_r = None
     if split_l or split_r:
         (ord_l, val_l), (ord_r, val_r) = grower.partition(ordm, ordv, rows_left, split_l,
-                                                          split_r)
+                                                          split_r, helper)
         if ord_l is not None:
             task_l = grower.task(lnode, ord_l, rows_left, val_l)
         if ord_r is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -23,7 +24,7 @@ import pytest
 from pybsnsing.control import bscontrol
 from pybsnsing.external import external_questions
 from pybsnsing.kernels import enum as K
-from pybsnsing.questions import KINDS, node_questions
+from pybsnsing.questions import KINDS, NodeRows, node_questions
 from pybsnsing.rules import evaluate_rule
 from pybsnsing.search import (
     enum_search,
@@ -32,6 +33,18 @@ from pybsnsing.search import (
     structural_groups,
 )
 from pybsnsing.tree import effective_node_size, grow_tree
+
+
+class _CountingPool(ThreadPoolExecutor):
+    """A one-thread pool that counts the work submitted to it."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.submitted = 0
+
+    def submit(self, *args, **kwargs):
+        self.submitted += 1
+        return super().submit(*args, **kwargs)
 
 
 def _data(seed: int, n: int | None = None) -> tuple[np.ndarray, list[str], np.ndarray]:
@@ -174,6 +187,13 @@ def test_structure_groups_and_packing_match_texts_and_dense():
         qs.pack(slot, Xp, Xn)
         Dp, Dn = K.pack_by_class(np.ascontiguousarray(qs.B), y.astype(np.uint8))
         assert np.array_equal(Xp, Dp) and np.array_equal(Xn, Dn)
+        # the columns' halves packed in two threads (the root's helper): the same rows
+        node = NodeRows(qs.ranges.ordm, np.arange(y.size), slot, np.arange(y.size))
+        Hp, Hn = np.zeros_like(Xp), np.zeros_like(Xn)
+        with _CountingPool() as pool:
+            qs.pack_node(node, Hp, Hn, 0, pool)
+        assert np.array_equal(Hp, Xp) and np.array_equal(Hn, Xn)
+        assert pool.submitted == (len(set(qs.cols.tolist())) > 1)
         for mr in (1, 2, 3):
             a = enum_search_packed(Xp, Xn, n1, y.size - n1, grp[: qs.m], max_rules=mr)
             b = enum_search(qs.B, y, grp[: qs.m], max_rules=mr)
@@ -251,6 +271,17 @@ def test_large_node_partition_equals_the_numpy_split(seed, monkeypatch):
                 expect = np.isin(ordm[0], rows_left) == (side == "left")
                 assert np.array_equal(a[0][0], ordm[0][expect]), side
         assert not g.gmask.any()
+        # the columns' halves split in two threads (the root's helper): the same lists
+        with _CountingPool() as pool:
+            for values in (ordv, None):
+                pool.submitted = 0
+                halves = g.partition(ordm, values, rows_left, *want, helper=pool)
+                assert pool.submitted == (p > 1)
+                for a, b in zip(halves, ref, strict=True):
+                    assert (a[0] is None) == (b[0] is None)
+                    assert a[0] is None or np.array_equal(a[0], b[0])
+                    assert (a[1] is None) == (values is None or b[1] is None)
+                    assert a[1] is None or np.array_equal(a[1], b[1])
         # without values: the same sorted lists, no values
         for large in (False, True):
             monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1 if large else 10**9)
