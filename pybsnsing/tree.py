@@ -262,13 +262,6 @@ class ListSlabs:
         return (self.orders[0].reshape(p, -1),
                 None if self.values is None else self.values[0].reshape(p, -1))
 
-    def populate_second(self) -> None:
-        """Back the second buffers (the root's children's) with memory now
-        (:func:`populate`): run in an idle thread while the root is split."""
-        for pair in (self.orders, self.values):
-            if pair is not None:
-                populate(pair[1])
-
     def drop_unused_values(self, queue: Iterable[_Task]) -> None:
         """Let the value buffers go once no queued node carries values (only the nodes
         of growers of many rows do, :meth:`Grower.keeps_values`: the top levels); nodes
@@ -783,10 +776,6 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray | None, max_depth: i
     del ordm
     t0 = time.perf_counter()
     with _NodeWorkers(grower, max_depth) as workers:
-        if grower.slabs is not None and workers.width > 1:
-            # the root is split in this thread; an idle one takes the page faults of
-            # its children's buffers meanwhile
-            workers.pool_submit(grower.slabs.populate_second)
         while queue:
             if grower.slabs is not None:
                 grower.slabs.drop_unused_values(queue)
@@ -918,32 +907,6 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return getattr(_libc(), "malloc_trim", None)
 
 
-#: Linux's madvise advice that backs a range with memory now, contents unchanged (5.14+)
-MADV_POPULATE_WRITE = 23
-
-
-def populate(a: np.ndarray) -> bool:
-    """Have the operating system back the whole pages of the contiguous array ``a`` with
-    memory now (Linux ``madvise(MADV_POPULATE_WRITE)``; the contents do not change, so
-    other threads may write the array meanwhile): the page faults of its first writes,
-    taken ahead in an idle thread. False where that is not available (nothing done)."""
-    import ctypes
-
-    libc = _libc()
-    madvise = getattr(libc, "madvise", None)
-    if madvise is None or a.nbytes == 0:
-        return False
-    import resource
-
-    page = resource.getpagesize()
-    start = -(-a.ctypes.data // page) * page
-    stop = (a.ctypes.data + a.nbytes) // page * page
-    if stop <= start:
-        return False
-    return madvise(ctypes.c_void_p(start), ctypes.c_size_t(stop - start),
-                   MADV_POPULATE_WRITE) == 0
-
-
 def release_freed_memory(margin: int = 0) -> None:
     """Give the C heap's free memory back to the operating system (glibc's
     ``malloc_trim``; a no-op elsewhere) when the resident memory plus ``margin`` bytes
@@ -1042,10 +1005,6 @@ class _NodeWorkers:
                 future = self._workers().submit(self._split, task)
                 future.add_done_callback(self._finished.put)
                 self._ahead[id(node)] = future
-
-    def pool_submit(self, fn: Callable[[], object]) -> None:
-        """Run ``fn`` in a worker thread (its result is not awaited)."""
-        self._workers().submit(fn)
 
     def _busy(self) -> int:
         """The number of nodes being split in worker threads."""

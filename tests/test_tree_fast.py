@@ -423,21 +423,3 @@ def test_value_buffers_go_once_no_queued_node_carries_values():
     slabs.drop_unused_values([without])
     assert slabs.values is None and slabs.orders is not None
     assert T.ListSlabs.children_block(ordv, slabs.values) is None
-
-
-def test_populate_keeps_the_contents():
-    """tree.populate (madvise POPULATE_WRITE, taken ahead in an idle thread while other
-    threads write the array) leaves written values as they are; arrays smaller than a
-    page are left alone."""
-    import sys
-
-    import pybsnsing.tree as T
-
-    a = np.empty(1 << 20)
-    a[::1000] = np.arange(a[::1000].size)
-    before = a.copy()
-    done = T.populate(a)
-    assert a.tobytes() == before.tobytes()  # (np.empty's other bytes may be NaNs)
-    if sys.platform.startswith("linux"):
-        assert done
-    assert not T.populate(np.empty(3))
