@@ -581,7 +581,8 @@ class Grower:
             Xp, Xn = np.zeros(shape_p, np.uint64), np.zeros(shape_n, np.uint64)
         jobs = list(zip(sources, offsets, strict=False))
         if helper is not None and len(jobs) == 1:  # the one source shares the work
-            jobs[0][0].pack_node(node, Xp, Xn, 0, helper)
+            s, off = jobs[0]
+            s.pack_node(node, Xp, Xn, off, helper)
             return n1, Xp, Xn
         last = None
         if helper is not None and len(jobs) > 1:
@@ -946,7 +947,9 @@ def _near_peak(margin: int = 0) -> bool:
 LOOK_AHEAD = 4
 
 #: a node of at least this many rows split in the calling thread while no worker thread is
-#: busy (the root) has its external questions made and packed in a worker thread meanwhile
+#: busy (the root) has a worker thread's help: its external questions made and packed
+#: there meanwhile, or with internal questions only half of their packing; and half of
+#: the columns of its partition
 HELPER_MIN_ROWS = 1 << 16
 
 #: a child holding at most 1/LOCAL_SHRINK of its grower's rows, where the grower holds at
