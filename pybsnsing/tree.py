@@ -893,19 +893,14 @@ BIG_TREE_ROWS = 20000
 TRIM_MIN_ROWS = 20000
 
 @functools.cache
-def _libc():
-    """The C library (ctypes; None where there is no ``libc.so.6``)."""
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (None where there is none)."""
     try:
         import ctypes
 
-        return ctypes.CDLL("libc.so.6")
-    except OSError:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
         return None
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim`` (None where there is none)."""
-    return getattr(_libc(), "malloc_trim", None)
 
 
 def release_freed_memory(margin: int = 0) -> None:
