@@ -40,15 +40,12 @@ import pandas as pd
 from ._coldstart import ready as compiled_ready
 from .control import R_NAMES, control_default
 from .errors import PybsnsingValueError
-from .rformat import format_r
+from .rformat import format_r, format_r_cached
 from .rnames import quote_name, quote_string, read_quoted
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-# the labels of a factor-like numeric column are formatted at every node: memoised
-# (format_r is a pure function of the value)
-_format_label = functools.lru_cache(maxsize=1 << 16)(format_r)
 
 __all__ = [
     "NumericCuts",
@@ -451,12 +448,12 @@ class QuestionSet:
         if lab is not None or self._xsrc is None:
             return self._labels[k] if lab is None else lab
         if int(self.kinds[k]) == EQ:
-            return _format_label(float(self.values[k]))
+            return format_r_cached(float(self.values[k]))
         # the %in% values: the first value of each of its runs, ascending
         r = self._require_ranges()
         j = int(self.cols[k])
         rows = r.ordm[j].take(r.rlo[r.rptr[k]:r.rptr[k + 1]])
-        return tuple(_format_label(v) for v in self._xsrc[:, j].take(rows).tolist())
+        return tuple(format_r_cached(v) for v in self._xsrc[:, j].take(rows).tolist())
 
     @property
     def texts(self) -> list[str]:
@@ -648,7 +645,7 @@ def _factor_block(
     first_row = ordj[starts]  # stable sort: first row of each run = first appearance
     appear = np.argsort(first_row, kind="stable")
     if levels is None:
-        labels = [_format_label(v) for v in values.tolist()]
+        labels = [format_r_cached(v) for v in values.tolist()]
         # table(x, y): levels are unique(as.character(sort(unique(x))))
         tab: dict[str, int] = {}
         for lab, c in zip(labels, counts.tolist(), strict=True):

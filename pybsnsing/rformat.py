@@ -211,13 +211,18 @@ def format_r(x: float) -> str:
     return _drop0(out).lstrip(" ")
 
 
+#: :func:`format_r` memoised (a pure function of the value): the labels of factor-like
+#: numeric columns and the values rules compare with are formatted again at every node
+format_r_cached = functools.lru_cache(maxsize=1 << 16)(format_r)
+
+
 def format_r_array(values: Iterable[float] | np.ndarray) -> list[str]:
     """:func:`format_r` of every value (each formatted on its own, like ``paste``)."""
     arr = np.asarray(values, dtype=np.float64).ravel()
     if arr.size == 0:
         return []
     uniq, inv = np.unique(arr, return_inverse=True)
-    texts = [format_r(v) for v in uniq.tolist()]
+    texts = [format_r_cached(v) for v in uniq.tolist()]
     return [texts[i] for i in inv.ravel().tolist()]
 
 

@@ -22,6 +22,7 @@ its text, with R's semantics:
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import PybsnsingKeyError, PybsnsingTypeError, PybsnsingValueError
-from .rformat import as_character, format_r, format_r_array, r_atof
+from .rformat import as_character, format_r, format_r_array, format_r_cached, r_atof
 from .rnames import quote_name, quote_string, read_quoted
 
 __all__ = [
@@ -321,20 +322,52 @@ def _as_character(kind: str, data: np.ndarray, missing: np.ndarray | None) -> np
     return out
 
 
+#: a number that R's ``as.character`` writes as the text ``t`` lies within this relative
+#: distance of ``float(t)`` (15 significant digits: 5e-15, and an ulp of parsing)
+_PRINT_NEAR = 1e-13
+#: at most this many targets are screened by distance (one pass over the column each)
+_NEAR_MAX_TARGETS = 16
+
+
+def _near_targets(data: np.ndarray, targets: set[str]) -> np.ndarray | None:
+    """The entries of the numeric ``data`` that could be written as one of ``targets``:
+    within :data:`_PRINT_NEAR` (relative) of a target's value; None when a target is
+    not a finite number (``'abc'``, ``'NaN'``) or there are many targets (then every
+    non-missing entry is a candidate)."""
+    if len(targets) > _NEAR_MAX_TARGETS:
+        return None
+    near = None
+    for t in targets:
+        try:
+            c = float(t)
+        except ValueError:
+            return None
+        if not math.isfinite(c):
+            return None
+        w = _PRINT_NEAR * abs(c)
+        hit = (data >= c - w) & (data <= c + w)  # (NaN: False)
+        near = hit if near is None else near | hit
+    return near
+
+
 def _match_strings(
     kind: str, data: np.ndarray, missing: np.ndarray | None, targets: Sequence[str]
 ) -> np.ndarray:
-    """``as.character(col) %in% targets``, formatting only the distinct values."""
+    """``as.character(col) %in% targets``, formatting only the distinct values (of a
+    numeric column: only those near a target, :func:`_near_targets`)."""
     tset = set(targets)
     if kind == "num":
-        ok = ~np.isnan(data)
+        ok = _near_targets(data, tset)
+        if ok is None:
+            ok = ~np.isnan(data)
         vals = data[ok]
         res = np.zeros(data.shape[0], dtype=bool)
-        if vals.size == 0:
-            return res
-        uniq, inv = np.unique(vals, return_inverse=True)
-        hit = np.fromiter((format_r(v) in tset for v in uniq.tolist()), dtype=bool, count=uniq.size)
-        res[ok] = hit[inv.ravel()]
+        distinct = set(vals.tolist()) if vals.size <= 4096 else np.unique(vals).tolist()
+        hit = [v for v in distinct if format_r_cached(v) in tset]
+        if len(hit) == len(distinct):
+            res[ok] = True
+        elif hit:
+            res[ok] = np.isin(vals, hit)
         return res
     if kind == "lgl":
         res = np.where(data != 0, "TRUE" in tset, "FALSE" in tset)

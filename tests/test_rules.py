@@ -247,3 +247,28 @@ def test_nullable_and_object_columns() -> None:
     assert evaluate_rule("i > 1.5", {"i": i}).tolist() == [False, False, True]
     o = np.array([1e5, "a", 2.5, None], dtype=object)
     assert evaluate_rule("o%in%c('1e+05','2.5')", {"o": o}).tolist() == [True, False, True, False]
+
+
+def test_string_equality_on_numbers_equals_formatting_every_entry() -> None:
+    """``x == 'v'`` / ``x %in% c(...)`` on a numeric column (screened by distance to the
+    targets, then formatted) equals formatting every entry with R's ``as.character``:
+    values that print alike at 15 digits, signed zeros, subnormals, huge values, NaN,
+    +-Inf, and targets that are not finite numbers or are many."""
+    from pybsnsing.rules import _match_strings
+
+    rng = np.random.default_rng(11)
+    base = np.array([2.9, 0.1, 1e5, 13.0, 0.0, 5e-324, 1.7976931348623157e308, -1.815,
+                     123456789012345.6, 1e-300])
+    with np.errstate(over="ignore"):  # (the largest double's neighbours are inf)
+        ulps = np.concatenate([base, np.nextafter(base, np.inf), np.nextafter(base, -np.inf),
+                               base * (1 + 3e-15), base * (1 - 4e-15), -base,
+                               [np.nan, np.inf, -np.inf, -0.0]])
+    texts = sorted({format_r(v) for v in ulps} | {"NaN", "Inf", "abc", "2.90", "1e5", ""})
+    for _ in range(200):
+        x = rng.choice(ulps, size=int(rng.integers(0, 40)))
+        targets = list(rng.choice(texts, size=int(rng.integers(0, 20))))
+        want = np.array([not np.isnan(v) and format_r(v) in set(targets) for v in x],
+                        dtype=bool)
+        missing = np.isnan(x)
+        got = _match_strings("num", x, missing if missing.any() else None, targets)
+        assert got.tolist() == want.tolist(), (x, targets)

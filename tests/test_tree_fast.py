@@ -423,3 +423,19 @@ def test_value_buffers_go_once_no_queued_node_carries_values():
     slabs.drop_unused_values([without])
     assert slabs.values is None and slabs.orders is not None
     assert T.ListSlabs.children_block(ordv, slabs.values) is None
+
+
+def test_structural_groups_wide_and_extreme_ids():
+    """Variable ids too far apart for the kernel's table (or whose difference overflows
+    int64) are numbered by the dict fallback: the same ids as for compact ids of the same
+    pattern."""
+    from pybsnsing.kernels.enum import GROUPS_OK, GROUPS_WIDE, group_ids
+
+    dire = [0, 1, 0, -1, 1, 0]
+    compact = structural_groups([1, 0, 1, 5, 0, 2], dire).tolist()
+    big = np.iinfo(np.int64).max
+    for far in ([10**12, -7, 10**12, 3, -7, 5], [big, -big - 1, big, 0, -big - 1, 4]):
+        assert group_ids(np.array(far, np.int64), np.array(dire, np.int64))[1] == GROUPS_WIDE
+        assert structural_groups(far, dire).tolist() == compact
+    ids, status = group_ids(np.array([4, 9], np.int64), np.array([-1, -1], np.int64))
+    assert status == GROUPS_OK and ids.tolist() == [1, 2]

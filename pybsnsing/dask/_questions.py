@@ -38,7 +38,6 @@ in-memory parts.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
@@ -47,12 +46,11 @@ from numba import njit
 
 from ..errors import PybsnsingValueError
 from ..questions import BIN0, BIN1, EQ, GE, GT, IN, LE, LT, QuestionSet
-from ..rformat import format_r
+from ..rformat import format_r_cached
 
 __all__ = ["MERGE", "build_questions", "drive", "local_round", "merge_buckets", "merge_fetch",
            "merge_stats", "part_buckets", "part_fetch", "part_stats", "question_steps"]
 
-_format_label = functools.lru_cache(maxsize=1 << 16)(format_r)
 #: equal-width buckets of the first histogram round, and sub-buckets per refined bucket
 _FIRST_BUCKETS = 1024
 _SUB_BUCKETS = 64
@@ -608,7 +606,7 @@ def _factor_questions(values: np.ndarray, counts: np.ndarray, first: np.ndarray,
                       bin_size: int) -> list[tuple[int, float, Any, np.ndarray]]:
     """``_factor_block`` of a factor-like numeric column from its distinct values
     (sorted), counts and first row ids: (kind, value, label, value set) per question."""
-    labels = [_format_label(v) for v in values.tolist()]
+    labels = [format_r_cached(v) for v in values.tolist()]
     tab: dict[str, int] = {}
     for lab, c in zip(labels, counts.tolist(), strict=True):
         tab[lab] = tab.get(lab, 0) + c

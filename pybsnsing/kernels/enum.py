@@ -174,6 +174,66 @@ def _lb_tau2(flo, nhi, n1, n0):
 
 
 # ---------------------------------------------------------------------------------------
+# question groups
+
+
+#: :func:`group_ids` statuses: the ids are made; a direction outside -1..1; the variable
+#: ids span too wide a range for a table (the caller numbers them with dicts)
+GROUPS_OK, GROUPS_BAD_DIRECTION, GROUPS_WIDE = 0, 1, 2
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def group_ids(var, direction):
+    """ENUM group ids of questions from their keys (:func:`pybsnsing.search.structural_groups`):
+    ``(ids, status)``. Question ``i`` with ``direction[i]`` 0 or 1 is in the group of key
+    ``(var[i], direction[i])``, one with -1 in a group of its own; the 0 keys are numbered
+    from 1 by first appearance, then the 1 keys, then the lone questions in order. The
+    first appearances go in a table indexed by ``var``: ``status`` is
+    :data:`GROUPS_WIDE` (ids not made) when the variables span more than ``4 m + 64``
+    values, :data:`GROUPS_BAD_DIRECTION` for a direction outside -1..1."""
+    m = var.shape[0]
+    ids = np.empty(m, np.int64)
+    lo = np.int64(0)
+    hi = np.int64(-1)
+    for i in range(m):
+        d = direction[i]
+        if d < -1 or d > 1:
+            return ids, GROUPS_BAD_DIRECTION
+        if d >= 0:
+            if hi < lo:
+                lo = var[i]
+                hi = var[i]
+            elif var[i] < lo:
+                lo = var[i]
+            elif var[i] > hi:
+                hi = var[i]
+    span = np.int64(0)
+    if hi >= lo:  # (the difference in uint64: it may exceed int64's range)
+        if np.uint64(hi) - np.uint64(lo) >= np.uint64(4 * m + 64):
+            return ids, GROUPS_WIDE
+        span = hi - lo + 1
+    first = np.empty((np.int64(2), span), np.int64)
+    for d in range(2):
+        for v in range(span):
+            first[d, v] = -1
+    count = np.zeros(2, np.int64)
+    for i in range(m):
+        d = direction[i]
+        if d >= 0 and first[d, var[i] - lo] < 0:
+            first[d, var[i] - lo] = count[d]
+            count[d] += 1
+    rest = 1 + count[0] + count[1]
+    for i in range(m):
+        d = direction[i]
+        if d < 0:
+            ids[i] = rest
+            rest += 1
+        else:
+            ids[i] = 1 + d * count[0] + first[d, var[i] - lo]
+    return ids, GROUPS_OK
+
+
+# ---------------------------------------------------------------------------------------
 # counters
 
 
