@@ -607,19 +607,20 @@ def _unique_names(raw: list[str], calls: list[bool]) -> list[str]:
 def _impute_medians(X: np.ndarray, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Replace the missing values of ``X`` (in place) by their column's median; returns the
     medians (NaN where nothing was missing) and the mask of the missing values."""
-    if np.isinf(X).any():
-        where = [names[j] for j in np.nonzero(np.isinf(X).any(axis=0))[0]]
-        raise PybsnsingValueError(f"infinite values in predictor columns: {where}")
-    missing_x = np.isnan(X)
+    missing_x = ~np.isfinite(X)
     medians = np.full(X.shape[1], np.nan)
-    if missing_x.any():
-        all_missing = [names[j] for j in np.nonzero(missing_x.all(axis=0))[0]]
-        if all_missing:
-            raise PybsnsingValueError(
-                f"predictor columns with only missing values: {all_missing}")
-        for j in np.nonzero(missing_x.any(axis=0))[0]:
-            medians[j] = float(np.median(X[~missing_x[:, j], j]))
-            X[missing_x[:, j], j] = medians[j]
+    bad = np.flatnonzero(missing_x.any(axis=0)).tolist()
+    if not bad:  # (the common case: one pass)
+        return medians, missing_x
+    where = [names[j] for j in bad if np.isinf(X[:, j]).any()]
+    if where:
+        raise PybsnsingValueError(f"infinite values in predictor columns: {where}")
+    all_missing = [names[j] for j in bad if missing_x[:, j].all()]
+    if all_missing:
+        raise PybsnsingValueError(f"predictor columns with only missing values: {all_missing}")
+    for j in bad:
+        medians[j] = float(np.median(X[~missing_x[:, j], j]))
+        X[missing_x[:, j], j] = medians[j]
     return medians, missing_x
 
 

@@ -80,7 +80,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from ._lazy import LazyKernels
 from .errors import ExternalWarning, PybsnsingValueError
+from .questions import kernel_values
 from .rformat import format_r, r_atof
 
 if TYPE_CHECKING:
@@ -89,18 +91,8 @@ if TYPE_CHECKING:
     from .questions import NodeRows
 
 
-class _LazyKernels:
-    """The numba kernels of :mod:`pybsnsing.kernels.rpart`, imported on first use, so
-    that ``import pybsnsing`` (which imports this module through the tree grower) does
-    not import numba (about a second)."""
-
-    def __getattr__(self, name: str):
-        from .kernels import rpart
-
-        return getattr(rpart, name)
-
-
-_k = _LazyKernels()
+_k = LazyKernels("rpart")
+_packing = LazyKernels("packing")
 
 __all__ = [
     "ExternalQuestion",
@@ -396,10 +388,8 @@ class ExternalQuestionSet:
 
     def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int,
                   share: Executor | None = None) -> None:
-        from .kernels.packing import pack_dense_into
-
-        pack_dense_into(np.ascontiguousarray(self.answers, dtype=np.uint8), node.rows,
-                            node.slot, Xp, Xn, np.int64(offset))
+        _packing.pack_dense_into(np.ascontiguousarray(self.answers, dtype=np.uint8),
+                                 node.rows, node.slot, Xp, Xn, np.int64(offset))
 
     def dense_node(self, node: NodeRows) -> np.ndarray:
         return np.asarray(self.answers, dtype=np.uint8)
@@ -462,10 +452,8 @@ class NodeExternal:
                   share: Executor | None = None) -> None:
         """Bit-pack the answers into rows ``offset ..`` of ``Xp``/``Xn`` (zeroed; in this
         thread: ``share`` is not used)."""
-        from .kernels.packing import pack_cuts
-
-        pack_cuts(self.X, node.ordm, node.rows, node.slot, self.cols, self.pos, self.ge, Xp,
-                  Xn, np.int64(offset))
+        _packing.pack_cuts(self.X, node.ordm, node.rows, node.slot, self.cols, self.pos,
+                           self.ge, Xp, Xn, np.int64(offset))
 
     def dense_node(self, node: NodeRows) -> np.ndarray:
         """The (n, m) uint8 answers in ``node.rows`` order (``node.local`` set)."""
@@ -505,8 +493,6 @@ def node_external(
     to the exact split that the two could answer differently (dropping questions
     that duplicate an earlier one of the same ENUM group changed golden trees).
     """
-    from .questions import kernel_values
-
     _, var, index, _, _, _, _ = _k.rpart_anova_rows(
         xt, yf, ordm, rows, *_k.work_arrays(xt.shape[0], rows.shape[0], 2), 2, 20, 7, 0.01, 4,
         kernel_values(ordv))
@@ -521,13 +507,11 @@ def external_from_splits(X: np.ndarray, ordm: np.ndarray, names: list[str], var:
     if var.shape[0] == 0:
         e = np.zeros(0, dtype=np.int64)
         return NodeExternal(names, e, np.zeros(0, dtype=np.bool_), np.zeros(0), e, X)
-    from .kernels.packing import cut_positions
-
-    cpos, amb = cut_positions(X, ordm, var, index, _PRINTED_TOL)
+    cpos, amb = _packing.cut_positions(X, ordm, var, index, _PRINTED_TOL)
     if amb.any():
         for q in np.flatnonzero(amb).tolist():
             pc = np.array([_printed_cut(float(index[q]))[1]])
-            cpos[q] = cut_positions(X, ordm, var[q : q + 1], pc, 0.0)[0][0]
+            cpos[q] = _packing.cut_positions(X, ordm, var[q : q + 1], pc, 0.0)[0][0]
     h = var.shape[0]
     ge = np.zeros(2 * h, dtype=np.bool_)
     ge[h:] = True

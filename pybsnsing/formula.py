@@ -25,6 +25,8 @@ naming it.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -547,6 +549,15 @@ def parse_formula(formula: Any, columns: list[str]) -> ParsedFormula:
     if not isinstance(formula, str):
         raise FormulaError(
             f"formula must be a string such as 'y ~ x1 + x2', not {type(formula).__name__}")
+    parsed = _parse_formula(formula, tuple(columns))  # (memoised: a copy of its lists)
+    return dataclasses.replace(parsed, terms=list(parsed.terms),
+                               variables=list(parsed.variables))
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_formula(formula: str, columns: tuple[str, ...]) -> ParsedFormula:
+    """:func:`parse_formula` of a string formula (cross-validation and grid searches fit
+    the same formula on the same columns again and again)."""
     response, rhs = _lhs(formula)
     p = _FormulaParser(rhs, list(columns), response)
     p.text = formula

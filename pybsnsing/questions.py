@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ._coldstart import ready as compiled_ready
+from ._lazy import LazyKernels
 from .control import R_NAMES, control_default
 from .errors import PybsnsingValueError
 from .rformat import format_r, format_r_cached
@@ -45,6 +46,9 @@ from .rnames import quote_name, quote_string, read_quoted
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+
+_packing = LazyKernels("packing")
+_binarize = LazyKernels("binarize")
 
 
 __all__ = [
@@ -265,12 +269,10 @@ def _thin(
         wcum = np.concatenate(([0.0], np.cumsum(ow, dtype=np.float64)))
         cnt_lt, cnt_le, n = wcum[cnt_lt], wcum[cnt_le], float(wcum[-1])
         size = float
-    from .kernels.binarize import thin_gt_kernel, thin_lt_kernel  # numba: loaded on first use
-
     if greater:
-        keep = thin_gt_kernel(cnt_lt, cnt_le, size(np.rint(cnt_lt[-1] / segs)))
+        keep = _binarize.thin_gt_kernel(cnt_lt, cnt_le, size(np.rint(cnt_lt[-1] / segs)))
     else:
-        keep = thin_lt_kernel(cnt_lt, cnt_le, n, size(np.rint((n - cnt_le[0]) / segs)))
+        keep = _binarize.thin_lt_kernel(cnt_lt, cnt_le, n, size(np.rint((n - cnt_le[0]) / segs)))
     # R: cutpoints[cutpoints %in% keep.cp]
     return cuts[np.isin(cuts, cuts[keep])]
 
@@ -484,21 +486,18 @@ class QuestionSet:
     def pack(self, slot: np.ndarray, Xp: np.ndarray, Xn: np.ndarray) -> None:
         """Bit-pack the answers into rows ``0..m-1`` of ``Xp``/``Xn`` (see
         :func:`pybsnsing.kernels.packing.pack_questions`; ``slot`` by row id)."""
-        from .kernels.packing import pack_questions
-
         r = self._require_ranges()
-        pack_questions(r.ordm, slot, self.cols, r.base, r.rptr, r.rlo, r.rhi, r.proc, Xp, Xn)
+        _packing.pack_questions(r.ordm, slot, self.cols, r.base, r.rptr, r.rlo, r.rhi, r.proc,
+                                Xp, Xn)
 
     def dense(self, local: np.ndarray, n: int) -> np.ndarray:
         """The n x m ``uint8`` answer matrix (Fortran order); row ``local[i]`` is row id
         ``i`` of the orders the set was built from."""
-        from .kernels.packing import fill_dense
-
         r = self._require_ranges()
         BT = np.zeros((self.m, n), dtype=np.uint8)
         if self.m:
-            fill_dense(r.ordm, np.asarray(local, dtype=np.int64), self.cols, r.base, r.rptr,
-                       r.rlo, r.rhi, r.proc, BT)
+            _packing.fill_dense(r.ordm, np.asarray(local, dtype=np.int64), self.cols, r.base,
+                                r.rptr, r.rlo, r.rhi, r.proc, BT)
         return BT.T
 
     def pack_node(self, node: NodeRows, Xp: np.ndarray, Xn: np.ndarray, offset: int,
@@ -507,8 +506,7 @@ class QuestionSet:
         ``share``, the questions of the columns after the middle question are packed in
         its thread (a question's base is of its own column: the halves write disjoint
         rows)."""
-        from .kernels.packing import pack_questions
-
+        pack_questions = _packing.pack_questions
         r = self._require_ranges()
         args = (r.ordm, node.slot, self.cols, r.base, r.rptr, r.rlo, r.rhi)
         out = (Xp[offset:], Xn[offset:])
@@ -835,9 +833,6 @@ def question_set_from_orders(
     return _assemble([b for s in sec for b in s], ordm, names)
 
 
-_kernels: Any = None  # pybsnsing.kernels.binarize, once imported
-
-
 def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
                           ordv: np.ndarray | None, names: Sequence[str], target: int, *,
                           segments: int, num2factor: float, nseg_factor: float, bin_size: float,
@@ -847,12 +842,9 @@ def _numeric_question_set(X: np.ndarray, y: np.ndarray, ordm: np.ndarray,
     the ``==`` / ``%in%`` questions are made when a text is asked for. None where the
     kernel defers to the column-by-column code (a factor-like column with two values
     that may print alike, a node without both classes, or a perfect rule to keep)."""
-    global _kernels
     if not compiled_ready("questions"):  # a first fit's child still compiles the kernel
         return None
-    if _kernels is None:  # numba: loaded on first use
-        from .kernels import binarize as _kernels
-    K = _kernels
+    K = _binarize
     if not X.flags.f_contiguous or X.dtype != np.float64:
         X = np.asfortranarray(X, dtype=np.float64)
     if y.dtype != np.uint8:

@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ._lazy import LazyKernels
 from .control import control_default
 from .errors import PybsnsingTypeError, PybsnsingValueError
 from .validation import (
@@ -52,6 +53,8 @@ from .validation import (
     search_args,
     search_limits,
 )
+
+_enum = LazyKernels("enum")
 
 __all__ = [
     "SearchResult",
@@ -215,17 +218,15 @@ def structural_groups(var: Any, direction: Any) -> np.ndarray:
     Returns:
         int64 array with one group id per question.
     """
-    from .kernels.enum import GROUPS_BAD_DIRECTION, GROUPS_OK, group_ids
-
     v = np.ascontiguousarray(var, dtype=np.int64).ravel()
     d = np.ascontiguousarray(direction, dtype=np.int64).ravel()
     if v.shape != d.shape:
         raise PybsnsingValueError(
             f"var and direction differ in length: {v.shape[0]} != {d.shape[0]}")
-    ids, status = group_ids(v, d)
-    if status == GROUPS_OK:
+    ids, status = _enum.group_ids(v, d)
+    if status == _enum.GROUPS_OK:
         return ids
-    if status == GROUPS_BAD_DIRECTION:
+    if status == _enum.GROUPS_BAD_DIRECTION:
         raise PybsnsingValueError("direction must hold only -1, 0 and 1")
     return _groups_by_dict(v.tolist(), d.tolist())  # variable ids too far apart for a table
 
@@ -406,8 +407,7 @@ def _enum_packed(
     """
     import numba
 
-    from pybsnsing.kernels import enum as K
-
+    K = _enum
     m = Xp.shape[0]
     cp = K.popcount_rows(Xp)
     cn = K.popcount_rows(Xn)

@@ -50,9 +50,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ._coldstart import cold_start, tiny_problem
+from ._lazy import LazyKernels
 from .control import BsControl
 from .errors import PybsnsingValueError
-from .external import ExternalWarning, r_rpart_fails
+from .external import ExternalWarning, external_question_set, node_external, r_rpart_fails
 from .questions import (
     NodeRows,
     QuestionSource,
@@ -71,6 +72,8 @@ from .search import (
     question_groups,
     structural_groups,
 )
+
+_packing = LazyKernels("packing")
 
 __all__ = ["Grower", "Node", "NodeColumns", "effective_node_size", "grow_nodes", "grow_tree",
            "make_node", "splittable"]
@@ -486,8 +489,6 @@ class Grower:
         g[rows_left] = True
         nl = rows_left.shape[0]
         if n >= CONCURRENT_MIN_ROWS:  # large nodes: one numba pass
-            from .kernels.packing import split_orders
-
             valued = ordv is not None
             slabs = self.slabs
             out = ListSlabs.children_block(ordm, None if slabs is None else slabs.orders)
@@ -502,10 +503,10 @@ class Grower:
             args = (ordm, kernel_values(ordv), bits, left, right, left_v, right_v)
             h = p // 2 if helper is not None else 0
             if h:  # each half is split on its own: its lists, its blocks
-                rest = helper.submit(split_orders, *_column_half(args, h, nl, n, False))
-                ok = split_orders(*_column_half(args, h, nl, n, True)) & rest.result()
+                rest = helper.submit(_packing.split_orders, *_column_half(args, h, nl, n, False))
+                ok = _packing.split_orders(*_column_half(args, h, nl, n, True)) & rest.result()
             else:
-                ok = split_orders(*args)
+                ok = _packing.split_orders(*args)
             if not ok:  # (a node's sorted lists hold its rows: never expected)
                 raise RuntimeError("partition: the sorted lists do not hold the node's rows")
             sides = ((left, left_v, nl, want_left), (right, right_v, n - nl, want_right))
@@ -568,11 +569,9 @@ class Grower:
         ``offsets[-1]`` questions bit-packed per class (slots in node order; with a
         ``helper``, the last source is packed in its thread, the sources writing disjoint
         rows, or a lone source shares its work with it)."""
-        from .kernels.packing import node_slots
-
         rows = node.rows
         m = offsets[-1]
-        n1 = int(node_slots(rows, self.yb, np.int64(target), self.slot))
+        n1 = int(_packing.node_slots(rows, self.yb, np.int64(target), self.slot))
         shape_p = (m, max(1, (n1 + 63) // 64))
         shape_n = (m, max(1, (rows.shape[0] - n1 + 63) // 64))
         if self.scratch is not None:
@@ -628,8 +627,6 @@ class Grower:
         lists when the search is packed and the names and values allow it, else answered
         on the node's rows (native rpart, or R's rpart through rpy2). ``ordv``: the
         values of ``ordm``, read by native rpart (None: it gathers them)."""
-        from .external import external_question_set, node_external
-
         method = self.external
         if method == "rpart" and packed and self.plain and self.finite:
             xt, yf = self._packed_external_inputs()
@@ -655,9 +652,7 @@ class Grower:
         self.pos[rows] = np.arange(rows.shape[0], dtype=np.int64)
         if not in_place:
             return self.pos.take(ordm)
-        from .kernels.packing import relabel
-
-        relabel(ordm, self.pos)
+        _packing.relabel(ordm, self.pos)
         return ordm
 
     def _packed_external_inputs(self) -> tuple[np.ndarray, np.ndarray]:
