@@ -269,6 +269,8 @@ if BsControl.__doc__ is not None:  # (python -OO drops docstrings)
 #: R's names -> Python names, for the parameters of R's bscontrol()
 _FROM_R = {p.r_name: p.name for p in CONTROL_PARAMS if p.in_r}
 _FIELDS = {f.name for f in dataclasses.fields(BsControl) if not f.name.startswith("_")}
+_ALL_FIELDS = tuple(f.name for f in dataclasses.fields(BsControl))
+_PLAIN = (bool, int, float, str)
 
 
 def _normalise_names(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -308,8 +310,8 @@ def control_from_dict(d: dict[str, Any]) -> BsControl:
 def resolve_control(control: BsControl | dict[str, Any] | None, **kwargs: Any) -> BsControl:
     """Merge a control object (or dict) with keyword overrides into one BsControl."""
     if control is None:
-        base = BsControl()
-    elif isinstance(control, BsControl):
+        return BsControl(**_normalise_names(kwargs))  # (one construction: one validation)
+    if isinstance(control, BsControl):
         base = control
     elif isinstance(control, dict):
         base = bscontrol(**control)
@@ -326,13 +328,15 @@ _INT_MAX = 2**31 - 1
 def _normalise_values(control: BsControl) -> None:
     """numpy scalars (``np.True_``, ``np.int64(3)``) and 0-d arrays -> Python values,
     so that a control saves to JSON and compares as the plain values would."""
-    for f in dataclasses.fields(control):
-        value = getattr(control, f.name)
+    for name in _ALL_FIELDS:
+        value = getattr(control, name)
+        if type(value) in _PLAIN:  # (the common case, first)
+            continue
         if isinstance(value, np.ndarray) and value.ndim == 0 or isinstance(value, np.generic):
-            setattr(control, f.name, value.item())
+            setattr(control, name, value.item())
         elif not isinstance(value, (bool, int, float, str)):
             raise InvalidParameterError(
-                f"{f.name} must be a single number, string or True/False, got "
+                f"{name} must be a single number, string or True/False, got "
                 f"{type(value).__name__} {_short_repr(value)}")
 
 

@@ -188,7 +188,6 @@ class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
     formula: str | None = None
     fitted_values: np.ndarray = field(init=False, repr=False)
     fitted_prob: np.ndarray = field(init=False, repr=False)
-    confusion_matrix: pd.DataFrame = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         n = len(self.y)
@@ -200,7 +199,15 @@ class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
                 fprob[nd.obs] = nd.prob
         self.fitted_values = fval
         self.fitted_prob = fprob
-        self.confusion_matrix = _crosstab(fval, np.asarray(self.y))
+
+    @property
+    def confusion_matrix(self) -> pd.DataFrame:
+        """Counts, fitted codes (rows) by actual codes (columns); made at the first read
+        (a pandas table costs a tenth of a millisecond, a small fit a few)."""
+        cm = self.__dict__.get("_confusion_matrix")
+        if cm is None:
+            cm = self._confusion_matrix = _crosstab(self.fitted_values, np.asarray(self.y))
+        return cm
 
     # ----------------------------------------------------------------- basics
     @property
