@@ -527,10 +527,8 @@ def enum_search(B: Any, y: Any, groups: Any = None, *, max_rules: int = 2,
     if solver == "enum_py":
         cols, objval, neval = _enum_py(Bm, yv, grp, max_rules, node_size, nsgc, time_limit)
     else:
-        from pybsnsing.kernels.enum import pack_by_class
-
         t0 = time.thread_time()
-        Xp, Xn = pack_by_class(Bm, yv)
+        Xp, Xn = _enum.pack_by_class(Bm, yv)
         cols, objval, neval = _enum_packed(Xp, Xn, n1, n - n1, grp, max_rules, node_size,
                                            nsgc, time_limit, t0)
     return SearchResult(cols=tuple(cols), objval=float(objval), neval=int(neval), n1=n1,
