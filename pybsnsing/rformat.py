@@ -52,6 +52,7 @@ __all__ = [
     "R_BLANK",
     "as_character",
     "as_character_column",
+    "format_complex_r",
     "format_r",
     "format_r_array",
     "is_r_blank",
@@ -227,6 +228,166 @@ def format_r_array(values: Iterable[float] | np.ndarray) -> list[str]:
 
 
 # ---------------------------------------------------------------------------
+# complex numbers: R 4.2.2's as.character (formatComplex + EncodeComplex)
+# ---------------------------------------------------------------------------
+
+_M_LOG10_2 = 0.301029995663981195213738894724493027
+_DBL_MAX_10_EXP = 308
+
+
+def _r_pow_di(x: float, n: int) -> float:
+    """R's ``R_pow_di``: ``x ** n`` by repeated squaring in doubles."""
+    xn = 1.0
+    if n != 0:
+        neg = n < 0
+        n = -n if neg else n
+        while True:
+            if n & 1:
+                xn *= x
+            n >>= 1
+            if not n:
+                break
+            x *= x
+        if neg:
+            xn = 1.0 / xn
+    return xn
+
+
+def _fround(x: float, dig: int) -> float:
+    """R 4.2.2's ``fround(x, dig)`` (nmath) for finite ``x`` and an integer ``dig``: the
+    nearer of ``x`` rounded down and up at ``dig`` decimals, ties to an even last digit."""
+    if x == 0.0 or dig > _DBL_MAX_10_EXP + _DIGITS:
+        return x
+    if dig < -_DBL_MAX_10_EXP:
+        return 0.0
+    if dig == 0:
+        return float(round(x))  # nearbyint: ties to even
+    sgn = 1.0
+    if x < 0.0:
+        sgn, x = -1.0, -x
+    if _M_LOG10_2 * (0.5 + (math.frexp(x)[1] - 1)) + dig > _DIGITS:
+        return sgn * x
+    if dig <= _DBL_MAX_10_EXP:
+        pow10 = _r_pow_di(10.0, dig)
+        x10 = x * pow10
+        i10 = math.floor(x10)
+        xd = i10 / pow10
+        xu = math.ceil(x10) / pow10
+    else:
+        p10 = _r_pow_di(10.0, dig - _DBL_MAX_10_EXP)
+        pow10 = _r_pow_di(10.0, _DBL_MAX_10_EXP)
+        x10 = (x * pow10) * p10
+        i10 = math.floor(x10)
+        xd = i10 / pow10 / p10
+        xu = math.ceil(x10) / pow10 / p10
+    du, dd = xu - x, x - xd
+    return sgn * (xu if (du < dd or (math.fmod(i10, 2.0) == 1 and du == dd)) else xd)
+
+
+def _signif_complex(re_: float, im: float) -> tuple[float, float]:
+    """R's ``z_prec_r`` at 15 digits: both parts rounded at the decimal place of the
+    larger finite one."""
+    m = 0.0
+    if math.isfinite(re_):
+        m = abs(re_)
+    if math.isfinite(im) and abs(im) > m:
+        m = abs(im)
+    if m == 0.0:
+        return re_, im
+    dig = _DIGITS - math.floor(math.log10(m)) - 1
+    if dig > 306:
+        return (_fround(1e4 * re_, dig - 4) / 1e4 if math.isfinite(re_) else re_,
+                _fround(1e4 * im, dig - 4) / 1e4 if math.isfinite(im) else im)
+    return (_fround(re_, dig) if math.isfinite(re_) else re_,
+            _fround(im, dig) if math.isfinite(im) else im)
+
+
+def _part_format(v: float, signed: bool) -> tuple[int, int, int, int, int] | None:
+    """formatComplex's summary of one finite part: (neg, left, sleft, right, nsig)."""
+    neg = 1 if v < 0 else 0
+    if v == 0.0:
+        kpower, nsig, rw = 0, 1, False
+    else:
+        kpower, nsig, rw = _scientific(abs(v))
+    left = kpower + 1 - (1 if rw else 0)
+    sleft = (neg if signed else 0) + (1 if left <= 0 else left)
+    return neg, left, sleft, nsig - left, nsig
+
+
+def _encode_part(x: float, w: int, d: int, e: int) -> str:
+    """R's ``EncodeReal0`` (no trailing-zero dropping)."""
+    if x == 0.0:
+        x = 0.0
+    if math.isnan(x):
+        return f"{'NaN':>{w}}"
+    if math.isinf(x):
+        return f"{'Inf' if x > 0 else '-Inf':>{w}}"
+    if e:
+        return f"{x:#{w}.{d}e}" if d else f"{x:{w}.{d}e}"
+    return f"{x:{w}.{d}f}"
+
+
+def format_complex_r(z: complex) -> str:
+    """``as.character(z)`` of R 4.2.2 for one complex number (``"0+3i"``, ``"1.5-2.25i"``).
+
+    R formats the two parts together: both are rounded at the decimal place of the larger
+    one (15 significant digits, so ``1e15+1i`` is ``"1e+15+0e+00i"``), and both are fixed
+    or both scientific, whichever is narrower, unless one part is zero. NaN parts are
+    written ``NaN`` (callers decide what counts as NA).
+
+    >>> [format_complex_r(z) for z in (70 + 0j, 3j, 1.5 - 2.25j, 1 + 1e-10j)]
+    ['70+0i', '0+3i', '1.5-2.25i', '1e+00+1e-10i']
+    """
+    xr, xi = float(z.real), float(z.imag)
+    tr, ti = _signif_complex(xr, xi)
+    all_re_zero = all_im_zero = True
+    wr = dr = er = wi = di = ei = 0
+    wf = i_wf = rt = i_rt = 0
+    if math.isfinite(tr):
+        all_re_zero = xr == 0.0
+        neg, left, sleft, rt, nsig = _part_format(tr, True)
+        mxsl = 1 + neg if left < 0 else sleft
+        rt = max(rt, 0)
+        wf = mxsl + rt + (rt != 0)
+        er = 2 if (left > 100 or left < -99) else 1
+        dr = nsig - 1
+        wr = neg + (dr > 0) + dr + 4 + er
+    if math.isfinite(ti):
+        all_im_zero = xi == 0.0
+        _, left, sleft, i_rt, nsig = _part_format(ti, False)
+        i_mxsl = 1 if left < 0 else sleft
+        i_rt = max(i_rt, 0)
+        i_wf = i_mxsl + i_rt + (i_rt != 0)
+        ei = 2 if (left > 100 or left < -99) else 1
+        di = nsig - 1
+        wi = (di > 0) + di + 4 + ei
+    # the fixed/scientific decision (R_print.scipen 0)
+    if all_re_zero:
+        er = dr = 0
+        wr = wf
+        if i_wf <= wi:
+            ei, di, wi = 0, i_rt, i_wf
+    elif all_im_zero:
+        if wf <= wr:
+            er, dr, wr = 0, rt, wf
+        ei = di = 0
+        wi = i_wf
+    elif wf + i_wf < wr + wi:
+        er, dr, wr = 0, rt, wf
+        ei, di, wi = 0, i_rt, i_wf
+    wr, wi = max(wr, 0), max(wi, 0)
+    if math.isnan(tr) or tr == math.inf:
+        wr = max(wr, 3)
+    elif tr == -math.inf:
+        wr = max(wr, 4)
+    if not math.isfinite(ti):
+        wi = max(wi, 3)
+    re_text = _encode_part(tr if tr == 0.0 else xr, wr, dr, er)
+    im_text = _encode_part(ti if ti == 0.0 else abs(xi), wi, di, ei)
+    return f"{re_text}{'-' if xi < 0 else '+'}{im_text}i"
+
+
+# ---------------------------------------------------------------------------
 # as.character and R literals: the one place that writes values as R does
 # ---------------------------------------------------------------------------
 
@@ -236,8 +397,9 @@ def as_character(value: Any, *, numbers_as_double: bool = False) -> str:
     compares a number with a string through).
 
     Strings are themselves, booleans ``TRUE``/``FALSE``, doubles go through
-    :func:`format_r` (``1e+05``, ``0.1``, ``NaN``, ``Inf``) and integers are written
-    in full, as R writes an integer vector (``100000``).  ``numbers_as_double=True``
+    :func:`format_r` (``1e+05``, ``0.1``, ``NaN``, ``Inf``), complex numbers through
+    :func:`format_complex_r` (``0+3i``) and integers are written in full, as R writes an
+    integer vector (``100000``).  ``numbers_as_double=True``
     writes integers as doubles too (``1e+05``): a Python number in a column that R
     sees as a double.  NumPy scalars count as the Python value they hold.
 
@@ -254,6 +416,8 @@ def as_character(value: Any, *, numbers_as_double: bool = False) -> str:
         return format_r(float(value)) if numbers_as_double else str(value)
     if isinstance(value, float):
         return format_r(value)
+    if isinstance(value, complex):
+        return format_complex_r(value)
     return str(value)
 
 
@@ -262,14 +426,20 @@ def as_character_column(values: Any, *, numbers_as_double: bool = False) -> np.n
 
     A float column goes through :func:`format_r_array` (NaN counts as missing:
     pandas cannot tell ``NA_real_`` from ``NaN``), a categorical column writes its
-    labels, any other column :func:`as_character` of each value.
+    labels, any other column :func:`as_character` of each value. In a complex column
+    a value with NaN in both parts is missing (what :func:`pybsnsing.read_csv` reads
+    for ``NA``); a single NaN part is written, as R writes ``NaN+1i``.
     """
     import pandas as pd
 
     ser = values if isinstance(values, pd.Series) else pd.Series(values)
     out = np.empty(len(ser), dtype=object)
     out[:] = None
-    mask = ser.isna().to_numpy()
+    if pd.api.types.is_complex_dtype(ser.dtype):  # NA: NaN in both parts (read_csv's)
+        z = ser.to_numpy()
+        mask = np.isnan(z.real) & np.isnan(z.imag)
+    else:
+        mask = ser.isna().to_numpy()
     if not mask.all():
         present = ser[~mask]
         if pd.api.types.is_float_dtype(present.dtype):
