@@ -693,7 +693,9 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
     check_frame(newdata, "newdata")
     missing_vars = [v for v in design.variables if v not in newdata.columns]
     if missing_vars:
-        raise PybsnsingKeyError(f"newdata lacks the predictor columns {missing_vars}")
+        named = ", ".join(f"'{v}'" for v in missing_vars)  # as typed, invisible ones too
+        escaped = "" if all(v.isprintable() for v in missing_vars) else f" {missing_vars}"
+        raise PybsnsingKeyError(f"newdata lacks the predictor columns {named}{escaped}")
     _check_used_columns(newdata, list(design.variables), "newdata")
     n = len(newdata)
     X = np.empty((n, len(design.names)), dtype=np.float64)

@@ -147,3 +147,22 @@ def test_non_numbers_in_a_numeric_column_at_predict_time_warn():
     with pytest.warns(DesignWarning, match="not numbers"):
         p = m.predict(df.head(3).assign(x=["a", "1.5", None]))
     assert p.shape == (3,)
+
+
+def test_newdata_missing_columns_are_named_as_typed():
+    """The error names each missing predictor as its name is (an invisible character
+    too), and escaped beside when a name holds characters that do not print."""
+    import pybsnsing as pb
+
+    rng = np.random.default_rng(3)
+    odd, plain = "\xa0nbsp", "x_1"
+    df = pd.DataFrame({"y": rng.integers(0, 2, 60), odd: rng.normal(size=60),
+                       plain: rng.normal(size=60)})
+    model = pb.bsnsing("y ~ .", df)
+    with pytest.raises(KeyError) as info:
+        model.predict(df[["y"]])
+    msg = str(info.value)
+    assert f"'{odd}'" in msg and f"'{plain}'" in msg and repr(odd) in msg
+    with pytest.raises(KeyError) as info:
+        model.predict(df[["y", odd]])
+    assert str(info.value) == "newdata lacks the predictor columns 'x_1'"
