@@ -64,6 +64,11 @@ _MAX_LENGTH = 100_000
 _NUMBER = re.compile(r"(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _NAME = re.compile(r"(?:[^\W\d]|\.(?![0-9]))[\w.]*|\.")  # R's syntactic-name shape
 _OPS = "~+-*/^:(),"
+#: the characters R's parser skips between tokens in a UTF-8 locale: space, tab, form feed
+#: and the Unicode blanks of glibc's ``iswblank`` (not the no-break spaces U+00A0, U+2007,
+#: U+202F, nor zero-width ones: R stops with "unexpected input"); line breaks too
+_PARSER_SPACE = frozenset(" \t\f\n\r\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                          "\u2008\u2009\u200a\u205f\u3000")
 
 
 # ---------------------------------------------------------------------------
@@ -84,7 +89,7 @@ def _tokenize(text: str) -> list[_Tok]:
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
-        if ch.isspace():
+        if ch in _PARSER_SPACE:
             i += 1
             continue
         if ch == "`":
@@ -124,7 +129,10 @@ def _tokenize(text: str) -> list[_Tok]:
             toks.append(_Tok("op", ch, i))
             i += 1
             continue
-        raise FormulaError(f"formula {text!r}: unexpected character {ch!r} at position {i}")
+        hint = (" (R's parser does not read it as a space; a column name holding it goes in "
+                "backticks)" if ch.isspace() else "")
+        raise FormulaError(
+            f"formula {text!r}: unexpected character {ch!r} at position {i}{hint}")
     toks.append(_Tok("end", "", n))
     return toks
 

@@ -480,3 +480,21 @@ def test_the_r_helper_checks_formula_and_control_names_before_r_parses_them():
         run_r_bsnsing('y ~ x); system("true"); (1', df)
     with pytest.raises(InvalidParameterError, match="invalid control parameter names"):
         run_r_bsnsing("y ~ x", df, **{"x = system('true'), y": 1})
+
+
+def test_formula_spaces_are_rs():
+    """Between tokens the formula skips what R's parser skips in a UTF-8 locale (ASCII
+    blanks and glibc's Unicode blanks such as U+3000); a no-break space is not one (R:
+    "unexpected input"), so a formula naming a column that starts with one is an error,
+    not a fit on the column without it."""
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"y": rng.integers(0, 2, 40), "a": rng.normal(size=40),
+                       "\xa0y": rng.integers(0, 2, 40)})
+    plain = bsnsing("y ~ a", df)
+    for spaced in ("y ~\u3000a", "y\u2003~ a", "\ty ~ a\f"):
+        assert bsnsing(spaced, df).tree_signature() == plain.tree_signature()
+    for odd in ("\xa0", "\u2007", "\u202f", "\u200b", "\x0b"):
+        with pytest.raises(FormulaError, match="unexpected character"):
+            bsnsing(f"{odd}y ~ a", df)
+    backticked = bsnsing("`\xa0y` ~ a", df)
+    assert np.array_equal(backticked.y, df["\xa0y"].to_numpy())
