@@ -404,15 +404,25 @@ def _enum_packed(
 
     Level 1 from the column popcounts, level 2 from the per-class Gram matrices, deeper
     levels on bit-packed columns with pair-count pruning; the last level stores nothing.
+    ``max_rules`` 1, and 2 where level two counts its pairs lazily, in one kernel call
+    (:func:`pybsnsing.kernels.enum.enum_upto_two`).
     """
     import numba
 
     K = _enum
     m = Xp.shape[0]
-    cp = K.popcount_rows(Xp)
-    cn = K.popcount_rows(Xn)
     n1_, n0_, ns_ = np.int64(n1), np.int64(n0), np.int64(node_size)
     nsgc_ = bool(nsgc)
+    use_gram = m <= tuning.gram_max_cols
+    if max_rules == 1 or (max_rules == 2 and use_gram and tuning.lazy_level_two):
+        # one kernel call (the level loop below would check the time limit only after
+        # the last level, which changes nothing)
+        vb2, j1, j2, neval = K.enum_upto_two(Xp, Xn, grp, n1_, n0_, ns_, nsgc_,
+                                             max_rules == 2)
+        best = () if j1 < 0 else (int(j1),) if j2 < 0 else (int(j1), int(j2))
+        return best, int(vb2) / 2.0, int(neval)
+    cp = K.popcount_rows(Xp)
+    cn = K.popcount_rows(Xn)
     vb2 = np.int64(n0) * np.int64(n1)
     nthreads = int(numba.get_num_threads())
     chunk = np.int64(K.CHUNK_SLOTS if tuning.chunk_slots is None else tuning.chunk_slots)
@@ -423,10 +433,9 @@ def _enum_packed(
     neval = m
     best: tuple[int, ...] = (int(best_j),) if best_j >= 0 else ()
     pcols = keep.reshape(-1, 1)
-    if max_rules == 1 or pcols.shape[0] == 0:
+    if pcols.shape[0] == 0:
         return best, int(vb2) / 2.0, neval
 
-    use_gram = m <= tuning.gram_max_cols
     # max_rules 2: level two, the last, counts the pairs it cannot rule out as it reaches
     # them (no Gram matrix ahead)
     lazy_two = use_gram and max_rules == 2 and tuning.lazy_level_two

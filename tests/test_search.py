@@ -387,7 +387,8 @@ def test_kernels_compile_once():
     # large enough for the parallel code (par=True instead of None)
     for disp in (K.popcount_rows, K._gram_serial, K._gram_parallel, K._gram_blocked,
                  K._gram_blocked_parallel, K._gram_strip, K.level_one,
-                 K._stored_phase1, K._last_phase1, K._last_phase1_k2, K._fill_chunk):
+                 K._stored_phase1, K._last_phase1, K._last_phase1_k2, K._fill_chunk,
+                 K.enum_upto_two):
         assert len(disp.signatures) <= 1, disp
     # level 2 gets a second one when it stores its children (store=True instead of None)
     for disp in (K._extend_level, K._level_two):

@@ -619,6 +619,34 @@ def last_level_two(Xp, Xn, cp, cn, grp, n1, n0, pcols, pfp, pfn, ptau2, vb2, nod
     return vb2, best_p, best_j, neval
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def enum_upto_two(Xp, Xn, grp, n1, n0, node_size, nsgc, two):
+    """The whole search for ``max_rules`` 1 (``two`` False) or 2 in one call: the column
+    popcounts, :func:`level_one`, then (``two``) :func:`last_level_two` on the kept
+    questions. What the level driver does with these kernels one by one, without a
+    return to Python between them (a small node's search is mostly that overhead).
+
+    Returns ``(vb2, j1, j2, neval)``: the doubled objective of the best rule, its
+    questions (``j1`` -1: none improved on the empty rule; ``j2`` -1: one question) and
+    the rules evaluated.
+    """
+    cp = popcount_rows(Xp)
+    cn = popcount_rows(Xn)
+    keep, pfp, pfn, ptau, vb2, best_j = level_one(cp, cn, n1, n0, node_size, nsgc, n0 * n1)
+    neval = np.int64(cp.shape[0])
+    j1 = best_j
+    j2 = -1
+    if two and keep.shape[0] > 0:
+        pcols = keep.reshape((keep.shape[0], 1))
+        vb2, bp, bj, ne = last_level_two(Xp, Xn, cp, cn, grp, n1, n0, pcols, pfp, pfn,
+                                         ptau, vb2, node_size, nsgc)
+        neval += ne
+        if bp >= 0:
+            j1 = keep[bp]
+            j2 = bj
+    return vb2, j1, j2, neval
+
+
 # ---------------------------------------------------------------------------------------
 # levels 3 and up: per-child helpers
 
