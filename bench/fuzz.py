@@ -162,6 +162,8 @@ def _run_r(n: int, counts: Counter) -> int:
     proc = subprocess.run(["Rscript", str(HERE / "fuzz_r.R"), str(n)], capture_output=True,
                           text=True, env=env, cwd=root)
     print("\n" + proc.stdout.rstrip())
+    if proc.returncode == 3:  # the package is not installed: nothing was fuzzed
+        raise SystemExit(proc.stderr.strip())
     if proc.returncode not in (0, 1):
         print(proc.stderr[-2000:])
         counts["unclean error"] += n
