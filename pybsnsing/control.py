@@ -334,7 +334,7 @@ def _normalise_values(control: BsControl) -> None:
             continue
         if isinstance(value, np.ndarray) and value.ndim == 0 or isinstance(value, np.generic):
             setattr(control, name, value.item())
-        elif not isinstance(value, (bool, int, float, str)):
+        elif not isinstance(value, _PLAIN):
             raise InvalidParameterError(
                 f"{name} must be a single number, string or True/False, got "
                 f"{type(value).__name__} {_short_repr(value)}")

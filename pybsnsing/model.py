@@ -17,6 +17,7 @@ person wants. Only load pickles you made yourself; exchange models as JSON.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -200,14 +201,11 @@ class BsnsingModel(BinaryTreeAccessors, PruningMixin, _ModelOutputs):
         self.fitted_values = fval
         self.fitted_prob = fprob
 
-    @property
+    @functools.cached_property
     def confusion_matrix(self) -> pd.DataFrame:
         """Counts, fitted codes (rows) by actual codes (columns); made at the first read
         (a pandas table costs a tenth of a millisecond, a small fit a few)."""
-        cm = self.__dict__.get("_confusion_matrix")
-        if cm is None:
-            cm = self._confusion_matrix = _crosstab(self.fitted_values, np.asarray(self.y))
-        return cm
+        return _crosstab(self.fitted_values, np.asarray(self.y))
 
     # ----------------------------------------------------------------- basics
     @property

@@ -191,25 +191,33 @@ def format_r(x: float) -> str:
         return "Inf" if x > 0 else "-Inf"
     if x == 0.0:
         return "0"  # R drops the sign of zero
-    neg = 1 if x < 0 else 0
-    kpower, nsig, rw = _scientific(-x if neg else x)
-    # formatReal() for a single finite value
-    left = kpower + 1
-    if rw:
-        left -= 1
-    sleft = neg + (1 if left <= 0 else left)
-    rgt = nsig - left
-    mxsl = 1 + neg if left < 0 else sleft
-    rgt = max(rgt, 0)
-    wf = mxsl + rgt + (rgt != 0)
-    e = 2 if (left > 100 or left <= -99) else 1
-    d = nsig - 1
-    we = neg + (d > 0) + d + 4 + e
+    # formatReal() for a single finite value (3 exponent digits when left <= -99)
+    rgt, wf, d, we, _ = _value_format(x, True, -98)
     if wf <= we:  # R_print.scipen == 0
         out = f"{x:{wf}.{rgt}f}"
     else:
         out = f"{x:{we}.{d}e}"
     return _drop0(out).lstrip(" ")
+
+
+def _value_format(v: float, signed: bool, wide_below: int) -> tuple[int, int, int, int, int]:
+    """R's ``formatReal``/``formatComplex`` arithmetic for one finite value (or part, at
+    ``R_print.digits`` 15): ``(rgt, wf, d, we, e)``, the digits after the point and the
+    width in fixed notation, the mantissa digits and the width in scientific notation,
+    and its exponent's width code (2: three digits, when the digits left of the point are
+    over 100 or below ``wide_below``). ``signed``: a minus sign counts in the widths
+    (an imaginary part's sign is written apart)."""
+    neg = 1 if signed and v < 0 else 0
+    kpower, nsig, rw = (0, 1, False) if v == 0.0 else _scientific(abs(v))
+    left = kpower + 1 - (1 if rw else 0)
+    sleft = neg + (1 if left <= 0 else left)
+    rgt = max(nsig - left, 0)
+    mxsl = 1 + neg if left < 0 else sleft
+    wf = mxsl + rgt + (rgt != 0)
+    e = 2 if (left > 100 or left < wide_below) else 1
+    d = nsig - 1
+    we = neg + (d > 0) + d + 4 + e
+    return rgt, wf, d, we, e
 
 
 #: :func:`format_r` memoised (a pure function of the value): the labels of factor-like
@@ -302,18 +310,6 @@ def _signif_complex(re_: float, im: float) -> tuple[float, float]:
             _fround(im, dig) if math.isfinite(im) else im)
 
 
-def _part_format(v: float, signed: bool) -> tuple[int, int, int, int, int] | None:
-    """formatComplex's summary of one finite part: (neg, left, sleft, right, nsig)."""
-    neg = 1 if v < 0 else 0
-    if v == 0.0:
-        kpower, nsig, rw = 0, 1, False
-    else:
-        kpower, nsig, rw = _scientific(abs(v))
-    left = kpower + 1 - (1 if rw else 0)
-    sleft = (neg if signed else 0) + (1 if left <= 0 else left)
-    return neg, left, sleft, nsig - left, nsig
-
-
 def _encode_part(x: float, w: int, d: int, e: int) -> str:
     """R's ``EncodeReal0`` (no trailing-zero dropping)."""
     if x == 0.0:
@@ -343,24 +339,13 @@ def format_complex_r(z: complex) -> str:
     all_re_zero = all_im_zero = True
     wr = dr = er = wi = di = ei = 0
     wf = i_wf = rt = i_rt = 0
+    # (formatComplex counts 3 exponent digits when left < -99; formatReal when <= -99)
     if math.isfinite(tr):
         all_re_zero = xr == 0.0
-        neg, left, sleft, rt, nsig = _part_format(tr, True)
-        mxsl = 1 + neg if left < 0 else sleft
-        rt = max(rt, 0)
-        wf = mxsl + rt + (rt != 0)
-        er = 2 if (left > 100 or left < -99) else 1
-        dr = nsig - 1
-        wr = neg + (dr > 0) + dr + 4 + er
+        rt, wf, dr, wr, er = _value_format(tr, True, -99)
     if math.isfinite(ti):
         all_im_zero = xi == 0.0
-        _, left, sleft, i_rt, nsig = _part_format(ti, False)
-        i_mxsl = 1 if left < 0 else sleft
-        i_rt = max(i_rt, 0)
-        i_wf = i_mxsl + i_rt + (i_rt != 0)
-        ei = 2 if (left > 100 or left < -99) else 1
-        di = nsig - 1
-        wi = (di > 0) + di + 4 + ei
+        i_rt, i_wf, di, wi, ei = _value_format(ti, False, -99)
     # the fixed/scientific decision (R_print.scipen 0)
     if all_re_zero:
         er = dr = 0

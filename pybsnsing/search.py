@@ -436,10 +436,7 @@ def _enum_packed(
     if pcols.shape[0] == 0:
         return best, int(vb2) / 2.0, neval
 
-    # max_rules 2: level two, the last, counts the pairs it cannot rule out as it reaches
-    # them (no Gram matrix ahead)
-    lazy_two = use_gram and max_rules == 2 and tuning.lazy_level_two
-    if use_gram and not lazy_two:
+    if use_gram:
         words = Xp.shape[1] + Xn.shape[1]
         par = nthreads > 1 and m * m * words >= tuning.gram_par_work
         # max_rules 2: level two, the last, reads only the pairs of the kept questions
@@ -451,20 +448,16 @@ def _enum_packed(
 
     def step(k: int, store: bool, pcols: np.ndarray, pfp: np.ndarray, pfn: np.ndarray,
              ptau: np.ndarray, vb2: Any) -> tuple:
-        if k == 1 and use_gram and not lazy_two:
+        if k == 1 and use_gram:
             return K.level_two(cp, cn, Gp, Gn, grp, n1_, n0_, pcols, pfp, pfn, ptau, vb2,
                                ns_, nsgc_, store)
         if store:
             return K.extend_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_, pcols,
                                   pfp, pfn, ptau, vb2, ns_, nsgc_, nthreads > 1, chunk, par_min)
         # the last level: nothing stored
-        if k == 1 and lazy_two:
-            vb2, bp, bj, ne = K.last_level_two(Xp, Xn, cp, cn, grp, n1_, n0_, pcols, pfp,
-                                               pfn, ptau, vb2, ns_, nsgc_)
-        else:
-            vb2, bp, bj, ne = K.last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_,
-                                           pcols, pfp, pfn, ptau, vb2, ns_, nsgc_,
-                                           np.int64(nthreads), chunk, par_min)
+        vb2, bp, bj, ne = K.last_level(Xp, Xn, cp, cn, Gp, Gn, use_gram, grp, n1_, n0_,
+                                       pcols, pfp, pfn, ptau, vb2, ns_, nsgc_,
+                                       np.int64(nthreads), chunk, par_min)
         none = np.empty(0, dtype=np.int64)
         return np.empty((0, k + 1), dtype=np.int64), none, none, none, vb2, bp, bj, ne
 
