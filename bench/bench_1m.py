@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--methods", nargs="+", default=["pyb-noext", "pyb-default"])
     ap.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
     ap.add_argument("--timeout", type=float, default=1800)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="runs of every (method, threads), interleaved; medians reported")
     ap.add_argument("--dataset", default="synthetic1m",
                     help="synthetic1m (shared) or synthetic:<rows> (generated)")
     ap.add_argument("--out", type=Path, default=None,
@@ -49,28 +51,19 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     lines = [f"# bench_1m.py {' '.join(argv if argv is not None else sys.argv[1:])}; "
              f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at start"]
-    for method in args.methods:
-        for th in args.threads:
-            os.environ["NUMBA_NUM_THREADS"] = str(th)
-            spec = {"dataset": args.dataset, "method": method, "repeat": 1,
-                    "shared": args.shared}
-            r = run_worker(spec, args.timeout)
-            r["threads"] = th
-            rows.append(r)
-            print(r, flush=True)
+    for rnd in range(1, args.rounds + 1):
+        for method in args.methods:
+            for th in args.threads:
+                os.environ["NUMBA_NUM_THREADS"] = str(th)
+                spec = {"dataset": args.dataset, "method": method, "repeat": 1,
+                        "shared": args.shared}
+                r = run_worker(spec, args.timeout)
+                r["threads"] = th
+                r["round"] = rnd
+                rows.append(r)
+                print(r, flush=True)
     os.environ.pop("NUMBA_NUM_THREADS", None)
-    head = f"{'method':<13}{'threads':>8}{'seconds':>9}{'peak MiB':>10}{'leaves':>8}{'target':>8}"
-    lines += [head, "-" * len(head)]
-    for r in rows:
-        tgt = targets.get(r["method"], float("nan"))
-        lines.append(f"{r['method']:<13}{r['threads']:>8}{r.get('seconds') or float('nan'):>9.2f}"
-                     f"{r.get('peak_rss_mib') or float('nan'):>10.0f}{r.get('leaves', '')!s:>8}"
-                     f"{tgt:>7.0f}s  {r.get('note', '')}")
-    for method in args.methods:
-        t = {r["threads"]: r.get("seconds") for r in rows if r["method"] == method}
-        if t.get(1) and t.get(2):
-            lines.append(f"{method}: speed-up 1 -> 2 threads {t[1] / t[2]:.2f}x (target >= 1.7)")
-    lines.append(f"peak memory target: <= {mem_target} MiB")
+    lines += summary(rows, args.methods, args.threads, targets, mem_target)
     if 2 in args.threads:
         lines.append(machine_ceiling())
     print("\n".join(lines))
@@ -82,6 +75,43 @@ def main(argv: list[str] | None = None) -> int:
         w.writerows(rows)
     args.out.with_suffix(".txt").write_text("\n".join(lines) + "\n")
     return 0
+
+
+def _num(v) -> float:
+    return float(v) if v not in ("", None) else float("nan")
+
+
+def summary(rows: list[dict], methods: list[str], threads: list[int],
+            targets: dict[str, float], mem_target: float) -> list[str]:
+    """The table lines: per (method, threads) the median seconds over the rounds (and
+    their range when more than one), the median peak memory, the leaves; then each
+    method's 1 -> 2 thread speed-up (the median of the rounds' ratios)."""
+    import statistics
+
+    head = (f"{'method':<13}{'threads':>8}{'seconds':>9}{'range':>13}{'peak MiB':>10}"
+            f"{'leaves':>8}{'target':>8}")
+    out = [head, "-" * len(head)]
+    for method in methods:
+        for th in threads:
+            rs = [r for r in rows if r["method"] == method and r["threads"] == th]
+            secs = [_num(r.get("seconds")) for r in rs]
+            peak = statistics.median(_num(r.get("peak_rss_mib")) for r in rs)
+            span = f"{min(secs):.2f}-{max(secs):.2f}" if len(secs) > 1 else ""
+            notes = " ".join(sorted({r.get("note", "") for r in rs} - {""}))
+            out.append(f"{method:<13}{th:>8}{statistics.median(secs):>9.2f}{span:>13}"
+                       f"{peak:>10.0f}{rs[-1].get('leaves', '')!s:>8}"
+                       f"{targets.get(method, float('nan')):>7.0f}s  {notes}")
+    for method in methods:
+        by = {(r["round"], r["threads"]): _num(r.get("seconds")) for r in rows
+              if r["method"] == method}
+        ratios = [by[(k, 1)] / by[(k, 2)] for k in sorted({k for k, _ in by})
+                  if (k, 1) in by and (k, 2) in by]
+        if ratios:
+            each = ", ".join(f"{x:.2f}" for x in ratios) if len(ratios) > 1 else ""
+            out.append(f"{method}: speed-up 1 -> 2 threads {statistics.median(ratios):.2f}x"
+                       f"{' (median of ' + each + ')' if each else ''} (target >= 1.7)")
+    out.append(f"peak memory target: <= {mem_target} MiB")
+    return out
 
 
 _CEILING = r"""
