@@ -178,3 +178,39 @@ def test_stable_argsort_is_numpys_stable_argsort(seed, monkeypatch):
         assert np.array_equal(Q.stable_argsort(x, values), want)
         # the sorted values bit for bit (the sign of a zero, NaNs in place)
         assert values.tobytes() == x[want].tobytes()
+
+
+def _equal_cut_node(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A column of consecutive doubles where neighbouring midpoints round to the same
+    double (runs of equal cuts) and labels that change often (many cuts to thin)."""
+    b = float(rng.choice([2.0**53 + 1, 3.0 * 2.0**52 + 1, 1e16 + 2, -(2.0**53) - 2]))
+    k = rng.integers(0, int(rng.choice([40, 400, 4000])), n)
+    x = b + k * np.spacing(b)
+    y = (rng.random(n) < 0.5).astype(np.uint8)
+    return x, y
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_thinning_keeps_runs_of_equal_cuts(seed, monkeypatch):
+    """The kernel's thinning passes over cuts that cannot be kept; a kept cut still takes
+    every cut equal to it (before and after it in the walk), as R's ``cuts %in% kept``:
+    large nodes of consecutive doubles, few segments, against the column path."""
+    rng = np.random.default_rng(7000 + seed)
+    runs_seen = 0
+    for _ in range(8):
+        n = int(rng.integers(500, 5000))
+        x, y = _equal_cut_node(rng, n)
+        X = np.asfortranarray(np.column_stack([x, rng.normal(size=n)]))
+        ordm = np.ascontiguousarray(np.argsort(X, axis=0, kind="stable").T)
+        kw = dict(segments=int(rng.choice([2, 3, 5])), num2factor=0, nseg_factor=100,
+                  bin_size=1, node_size=0.0, keep_perfect=False)
+        args = (X, y, ordm, ["a", "b"], int(rng.integers(2)))
+        a, ea = _outcome(Q.question_set_from_orders, *args, **kw)
+        b, eb = _outcome(_column_path, monkeypatch, *args, **kw)
+        assert ea == eb
+        assert Q._numeric_question_set(X, y, ordm, Q.sorted_values(X, ordm), ["a", "b"],
+                                       args[-1], **kw) is not None
+        _assert_same(a, b)
+        v = a.values[a.cols == 0]
+        runs_seen += int(np.count_nonzero(v[1:] == v[:-1]))
+    assert runs_seen > 0  # not vacuous: equal cuts were written together

@@ -272,61 +272,78 @@ def node_questions_kernel(
                         bsize += 1
                 # R keeps a cut when at least bsize values lie strictly between it and
                 # the previously kept one (or the end the walk starts from); the last cut
-                # of the walk is always kept; then cuts %in% kept cuts: a run of equal
-                # cuts (same value, same counts) stays together.
+                # of the walk is always kept; then cuts %in% kept cuts: every cut equal to
+                # a kept one is written (a run of equal cuts, adjacent in the walk: the
+                # cuts never decrease along it). Only kept cuts change the walk's state,
+                # and a cut at position i has #(x < c) <= i + 1 <= #(x <= c): while that
+                # bound leaves fewer than bsize values (bsize > 0), the cut is not kept
+                # and is passed over unread (most cuts, when many are thinned to few).
                 pa = -1  # counts of the previously kept cut (pa < 0: none yet)
                 pb = 0
                 out = 0
-                gn = 0  # the pending run of equal cuts: value, counts, length, kept
-                gc = 0.0
-                ga = 0
-                gb = 0
-                gk = False
-                c = 0.0
-                a = 0
-                b = 0
-                kept = False
-                for t in range(mc + 1):  # (t == mc: no cut, the last run is written)
-                    if t < mc:
-                        i = gpos[t] if upw else lpos[mc - 1 - t]
-                        c = (ox[i] + ox[i + 1]) / 2
-                        a = i + 1  # #(x < c), #(x <= c): i + 1 unless c rounds onto a value
-                        while a > 0 and ox[a - 1] >= c:
-                            a -= 1
-                        b = i + 1
-                        while b < n and ox[b] <= c:
-                            b += 1
-                        if t == mc - 1 or bsize < 0:
-                            kept = True
-                        else:
-                            if pa < 0:
-                                cnt = a if upw else n - b
-                            else:
-                                cnt = a - pb if upw else pa - b
-                                if cnt < 0:
-                                    cnt = 0
-                            kept = cnt >= bsize
-                        if kept:
-                            pa = a
-                            pb = b
-                        if gn > 0 and c == gc:
-                            gn += 1
-                            gk = gk or kept
-                            continue
-                    if gn > 0 and gk:  # the > cuts from the front, the < cuts (walked
-                        for _ in range(gn):  # down) from the back: both ascending
+                done = 0  # the cuts before this one are decided and written
+                t = 0
+                while t < mc:
+                    if bsize > 0:
+                        while t < mc - 1:
+                            i = gpos[t] if upw else lpos[mc - 1 - t]
                             if upw:
-                                gcut[out] = gc
-                                gle[out] = gb
+                                most = i + 1 if pa < 0 else i + 1 - pb
                             else:
-                                lcut[n - 1 - out] = gc
-                                llt[n - 1 - out] = ga
-                            out += 1
-                    gn = 1
-                    gc = c
-                    ga = a
-                    gb = b
-                    gk = kept
+                                most = n - i - 1 if pa < 0 else pa - i - 1
+                            if most >= bsize:
+                                break
+                            t += 1
+                    i = gpos[t] if upw else lpos[mc - 1 - t]
+                    c = (ox[i] + ox[i + 1]) / 2
+                    a = i + 1  # #(x < c), #(x <= c): i + 1 unless c rounds onto a value
+                    while a > 0 and ox[a - 1] >= c:
+                        a -= 1
+                    b = i + 1
+                    while b < n and ox[b] <= c:
+                        b += 1
+                    if t == mc - 1 or bsize < 0:
+                        kept = True
+                    else:
+                        if pa < 0:
+                            cnt = a if upw else n - b
+                        else:
+                            cnt = a - pb if upw else pa - b
+                            if cnt < 0:
+                                cnt = 0
+                        kept = cnt >= bsize
+                    if not kept:
+                        t += 1
+                        continue
+                    pa = a
+                    pb = b
+                    # the run of cuts equal to this one (their counts are this one's; the
+                    # later ones count no value since this cut, so none changes the state)
+                    first = c  # (the value written: the run's first cut, e.g. -0.0)
+                    run_lo = t
+                    while run_lo > done:
+                        i = gpos[run_lo - 1] if upw else lpos[mc - run_lo]
+                        cv = (ox[i] + ox[i + 1]) / 2
+                        if cv != c:
+                            break
+                        first = cv
+                        run_lo -= 1
+                    run_hi = t + 1
+                    while run_hi < mc:
+                        i = gpos[run_hi] if upw else lpos[mc - 1 - run_hi]
+                        if (ox[i] + ox[i + 1]) / 2 != c:
+                            break
+                        run_hi += 1
+                    for _ in range(run_hi - run_lo):  # the > cuts from the front, the < cuts
+                        if upw:  # (walked down) from the back: both ascending
+                            gcut[out] = first
+                            gle[out] = b
+                        else:
+                            lcut[n - 1 - out] = first
+                            llt[n - 1 - out] = a
+                        out += 1
+                    done = run_hi
+                    t = run_hi
                 if upw:
                     g = out
                 else:
