@@ -81,14 +81,21 @@ def _column_values(X, ordv, oj, j, given, oxs):
     return oxs
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _walk_position(gpos, lpos, mc, t, upw):
+    """The position of the thinning walk's ``t``-th cut (of ``mc``): the ``>`` cuts
+    ``gpos`` walked up, the ``<`` cuts ``lpos`` walked down."""
+    return gpos[t] if upw else lpos[mc - 1 - t]
+
+
 # ---------------------------------------------------------------------------------------
 # all questions of a node in one call (the unweighted numeric columns of the tree)
 #
 # Written for a short compile (numba compiles it at the first fit; about 2 s of CPU):
-# no helper functions besides the inlined _thin and _column_values and no numpy
-# functions besides np.empty (searchsorted as short scans of the sorted column, R's round()
-# of the thinning's bin size in integers), 1-d int64 and float64 arrays (and the node's
-# 2-d values), one return type. The rare cases go back to the column-by-column Python
+# no helper functions besides the inlined _thin, _column_values and _walk_position and
+# no numpy functions besides np.empty (searchsorted as short scans of the sorted column,
+# R's round() of the thinning's bin size in integers), 1-d int64 and float64 arrays (and
+# the node's 2-d values), one return type. The rare cases go back to the column-by-column Python
 # code (NQ_FALLBACK).
 
 #: ``node_questions_kernel`` status codes (``status[0]``); ``status[1]`` is the column
@@ -257,7 +264,7 @@ def node_questions_kernel(
                     continue
                 bsize = -1  # (mc <= segs: every cut kept)
                 if mc > segs:  # the bin size: R's round() (half to even) of count / segs
-                    i = gpos[g - 1] if upw else lpos[0]
+                    i = _walk_position(gpos, lpos, mc, mc - 1, upw)
                     c = (ox[i] + ox[i + 1]) / 2
                     a = i + 1
                     while a > 0 and ox[a - 1] >= c:
@@ -286,7 +293,7 @@ def node_questions_kernel(
                 while t < mc:
                     if bsize > 0:
                         while t < mc - 1:
-                            i = gpos[t] if upw else lpos[mc - 1 - t]
+                            i = _walk_position(gpos, lpos, mc, t, upw)
                             if upw:
                                 most = i + 1 if pa < 0 else i + 1 - pb
                             else:
@@ -294,7 +301,7 @@ def node_questions_kernel(
                             if most >= bsize:
                                 break
                             t += 1
-                    i = gpos[t] if upw else lpos[mc - 1 - t]
+                    i = _walk_position(gpos, lpos, mc, t, upw)
                     c = (ox[i] + ox[i + 1]) / 2
                     a = i + 1  # #(x < c), #(x <= c): i + 1 unless c rounds onto a value
                     while a > 0 and ox[a - 1] >= c:
@@ -322,7 +329,7 @@ def node_questions_kernel(
                     first = c  # (the value written: the run's first cut, e.g. -0.0)
                     run_lo = t
                     while run_lo > done:
-                        i = gpos[run_lo - 1] if upw else lpos[mc - run_lo]
+                        i = _walk_position(gpos, lpos, mc, run_lo - 1, upw)
                         cv = (ox[i] + ox[i + 1]) / 2
                         if cv != c:
                             break
@@ -330,7 +337,7 @@ def node_questions_kernel(
                         run_lo -= 1
                     run_hi = t + 1
                     while run_hi < mc:
-                        i = gpos[run_hi] if upw else lpos[mc - 1 - run_hi]
+                        i = _walk_position(gpos, lpos, mc, run_hi, upw)
                         if (ox[i] + ox[i + 1]) / 2 != c:
                             break
                         run_hi += 1
