@@ -27,6 +27,8 @@ ROOT = HERE.parent
 WORKER = r"""
 import json, os, resource, sys, time
 sys.path.insert(0, {bench!r})
+import pybsnsing
+assert pybsnsing.__file__.startswith(os.getcwd()), (pybsnsing.__file__, os.getcwd())
 from _data import load_shared
 from pybsnsing import bsnsing
 df = load_shared("synthetic1m")
@@ -45,8 +47,10 @@ print(json.dumps({{"wall": wall, "user": r1.ru_utime - r0.ru_utime,
 
 def run(tree: Path, method: str, threads: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(tree), NUMBA_NUM_THREADS=str(threads))
+    # (run in ``tree``: ``python -c`` puts the working directory before PYTHONPATH)
     out = subprocess.run([sys.executable, "-c", WORKER.format(bench=str(HERE)), method],
-                         env=env, capture_output=True, text=True, check=True).stdout
+                         env=env, cwd=tree, capture_output=True, text=True,
+                         check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 

@@ -38,6 +38,7 @@ import bisect
 import copy
 import functools
 import math
+import mmap
 import threading
 import time
 import warnings
@@ -101,6 +102,31 @@ SLABS_MAX_ENTRIES = 1 << 25
 
 #: solvers that search bit-packed columns (the numba ENUM kernels)
 _PACKED_SOLVERS = ("enum_c", "enum")
+
+#: arrays of at least this many bytes that are streamed through (sorted lists and values,
+#: packed answers) get memory of the system's default page policy (:func:`streamed_array`)
+STREAMED_MIN_BYTES = 1 << 22
+
+
+def streamed_array(count: int, dtype: type, zeroed: bool = False) -> np.ndarray:
+    """A 1-d array of ``count`` elements of ``dtype`` (zeros when ``zeroed``, else
+    uninitialised) for data that kernels stream through (sorted lists and values, packed
+    answers). From :data:`STREAMED_MIN_BYTES` on
+    (and where Python has ``mmap.MAP_ANONYMOUS``): its own private anonymous mapping, which
+    the kernel backs with its default pages, instead of numpy's memory, which asks for
+    transparent huge pages (``madvise``). Where huge pages are only given on request (THP
+    ``madvise``, with defrag ``madvise``: Debian's and Ubuntu's default), the first touch
+    of such a page may compact memory synchronously: 0.02-0.48 s for 160 MB on the
+    project's 2-core VM where 4 KiB pages take a steady 0.085 s (synthetic1m, one thread:
+    system time 1.2-1.5 -> 0.5-0.7 s). Huge pages only save TLB misses on random access,
+    which these arrays do not get. The mapping is unmapped with the last view of it."""
+    dt = np.dtype(dtype)
+    nbytes = count * dt.itemsize
+    flags = getattr(mmap, "MAP_ANONYMOUS", None)
+    if nbytes < max(STREAMED_MIN_BYTES, 1) or flags is None:
+        return np.zeros(count, dt) if zeroed else np.empty(count, dt)
+    return np.frombuffer(  # (fresh anonymous memory reads as zeros)
+        mmap.mmap(-1, nbytes, flags=flags | mmap.MAP_PRIVATE), dt, count)
 
 
 @dataclass
@@ -256,8 +282,9 @@ class ListSlabs:
 
     def __init__(self, p: int, n: int, values: bool) -> None:
         self.p = p
-        self.orders = (np.empty(p * n, np.int64), np.empty(p * n, np.int64))
-        self.values = (np.empty(p * n), np.empty(p * n)) if values else None
+        self.orders = (streamed_array(p * n, np.int64), streamed_array(p * n, np.int64))
+        self.values = ((streamed_array(p * n, np.float64), streamed_array(p * n, np.float64))
+                       if values else None)
 
     def root(self) -> SortedLists:
         """The root's (p, n) lists and values (None without values): the first buffers."""
@@ -307,7 +334,7 @@ class PackScratch(threading.local):
         sizes = [a * b for a, b in shapes]
         total = sum(sizes)
         if 8 * total > SCRATCH_MAX_BYTES:
-            return [np.zeros(sh, np.uint64) for sh in shapes]
+            return self.fresh(*shapes)
         if self.buf.shape[0] < total:  # (doubling, within the cap)
             grown = min(2 * self.buf.shape[0], SCRATCH_MAX_BYTES // 8)
             self.buf = np.empty(max(total, grown), np.uint64)
@@ -318,6 +345,12 @@ class PackScratch(threading.local):
             out.append(flat[at:at + k].reshape(sh))
             at += k
         return out
+
+    @staticmethod
+    def fresh(*shapes: tuple[int, int]) -> list[np.ndarray]:
+        """Zeroed uint64 C-ordered arrays of these shapes, each in fresh memory
+        (:func:`streamed_array`)."""
+        return [streamed_array(a * b, np.uint64, zeroed=True).reshape(a, b) for a, b in shapes]
 
 
 #: the largest packed answers of a node (bytes, both classes) taken from a thread's
@@ -459,8 +492,8 @@ class Grower:
             ordm, ordv = self.slabs.root()
             ordv = ordv if values else None
         else:
-            ordm = np.empty((p, n), dtype=np.int64)
-            ordv = np.empty((p, n), dtype=np.float64) if values else None
+            ordm = streamed_array(p * n, np.int64).reshape(p, n)
+            ordv = streamed_array(p * n, np.float64).reshape(p, n) if values else None
 
         def sort(j: int) -> None:
             ordm[j] = stable_argsort(self.X[:, j], None if ordv is None else ordv[j])
@@ -577,7 +610,7 @@ class Grower:
         if self.scratch is not None:
             Xp, Xn = self.scratch.zeros(shape_p, shape_n)
         else:
-            Xp, Xn = np.zeros(shape_p, np.uint64), np.zeros(shape_n, np.uint64)
+            Xp, Xn = PackScratch.fresh(shape_p, shape_n)
         jobs = list(zip(sources, offsets, strict=False))
         if helper is not None and len(jobs) == 1:  # the one source shares the work
             s, off = jobs[0]
@@ -714,7 +747,7 @@ def _two_blocks(out: np.ndarray | None, p: int, nl: int, n: int, dtype: type
     """The flat (p, nl) and (p, n - nl) blocks of two children: the halves of ``out``
     (a slab's block of ``p n`` elements), or fresh arrays when ``out`` is None."""
     if out is None:
-        return np.empty(p * nl, dtype), np.empty(p * (n - nl), dtype)
+        return streamed_array(p * nl, dtype), streamed_array(p * (n - nl), dtype)
     return out[:p * nl], out[p * nl:]
 
 

@@ -394,6 +394,31 @@ def test_pack_scratch_gives_zeroed_arrays_per_thread(monkeypatch):
     assert not e.any() and not np.shares_memory(e, sc.buf)
 
 
+def test_streamed_arrays_are_zeroed_writable_mappings(monkeypatch):
+    """tree.streamed_array: from STREAMED_MIN_BYTES on, a writable C-contiguous array
+    of its own anonymous mapping that reads as zeros (also when not asked for zeros);
+    below, numpy's memory (zeros when asked); empty arrays need no mapping."""
+    import mmap
+
+    import pybsnsing.tree as T
+
+    big = T.streamed_array(T.STREAMED_MIN_BYTES // 8, np.int64)
+    assert isinstance(big.base, memoryview) and isinstance(big.base.obj, mmap.mmap)
+    assert big.dtype == np.int64 and big.flags.writeable and big.flags.c_contiguous
+    assert big.shape == (T.STREAMED_MIN_BYTES // 8,) and not big.any()
+    big[::4096] = 5
+    assert int(big.sum()) == 5 * len(range(0, big.shape[0], 4096))
+    small = T.streamed_array(10, np.float64, zeroed=True)
+    assert not isinstance(small.base, memoryview) and not small.any()
+    monkeypatch.setattr(T, "STREAMED_MIN_BYTES", 0)
+    assert T.streamed_array(0, np.uint64).shape == (0,)
+    one = T.streamed_array(3, np.uint64, zeroed=True)
+    assert isinstance(one.base, memoryview) and not one.any()
+    a, b = T.PackScratch.fresh((2, 3), (1, 4))
+    assert a.shape == (2, 3) and b.shape == (1, 4) and not a.any() and not b.any()
+    assert not np.shares_memory(a, b)
+
+
 @pytest.mark.parametrize("name", ["BreastCancer", "pima"])
 def test_reused_pack_buffers_give_the_same_tree(monkeypatch, name):
     """Nodes packed into the thread's reused buffer (PackScratch) give the tree of

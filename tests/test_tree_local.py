@@ -152,11 +152,26 @@ def test_no_sorted_values_beyond_the_memory_cap(monkeypatch):
 
 @pytest.mark.parametrize(("name", "formula", "kw"), CASES, ids=lambda c: str(c)[:40])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_lists_in_reused_buffers_give_the_same_tree(monkeypatch, name, formula, kw, threads):
+@pytest.mark.parametrize("mapped", [False, True], ids=["numpy", "mapped"])
+def test_lists_in_reused_buffers_give_the_same_tree(monkeypatch, name, formula, kw, threads,
+                                                    mapped):
     """Large nodes write their children's sorted lists (and values) into the tree's two
     reused buffers (``tree.ListSlabs``; local growers relabel theirs in place): the same
-    trees as with fresh arrays for every split, also with nodes split concurrently."""
+    trees as with fresh arrays for every split, also with nodes split concurrently, and
+    with every streamed array (buffers, fresh lists, packed answers) in its own mapping
+    (``tree.streamed_array``, ``mapped``) or numpy's memory."""
     data = load_dataset(name)
+    if mapped:
+        monkeypatch.setattr(T, "STREAMED_MIN_BYTES", 1)
+        made = []
+        streamed = T.streamed_array
+
+        def counted_array(count, dtype, zeroed=False):
+            out = streamed(count, dtype, zeroed)
+            made.append(count == 0 or isinstance(out.base, memoryview))
+            return out
+
+        monkeypatch.setattr(T, "streamed_array", counted_array)
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS_BIG_TREE", 1)
     monkeypatch.setattr(T, "VALUES_MIN_ROWS", 1)
@@ -182,5 +197,7 @@ def test_lists_in_reused_buffers_give_the_same_tree(monkeypatch, name, formula, 
     finally:
         numba.set_num_threads(old)
     assert any(used)  # not vacuous: children went into the buffers
+    if mapped:
+        assert made and all(made)
     assert tree_nodes(got) == tree_nodes(ref)
     assert str(got) == str(ref)
