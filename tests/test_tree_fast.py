@@ -256,9 +256,9 @@ def test_large_node_partition_equals_the_numpy_split(seed, monkeypatch):
     ordv = sorted_values(g.X, ordm)
     for want in ((True, True), (True, False), (False, True)):
         rows_left = np.flatnonzero(rng.random(n) < rng.uniform(0, 1))
-        monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 10**9)
+        monkeypatch.setattr(T, "PARTITION_KERNEL_MIN_ROWS", 10**9)
         ref = g.partition(ordm, ordv, rows_left, *want)
-        monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
+        monkeypatch.setattr(T, "PARTITION_KERNEL_MIN_ROWS", 1)
         got = g.partition(ordm, ordv, rows_left, *want)
         for side, (a, b), w in zip(("left", "right"), zip(got, ref, strict=True), want,
                                    strict=True):
@@ -284,7 +284,7 @@ def test_large_node_partition_equals_the_numpy_split(seed, monkeypatch):
                     assert a[1] is None or np.array_equal(a[1], b[1])
         # without values: the same sorted lists, no values
         for large in (False, True):
-            monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1 if large else 10**9)
+            monkeypatch.setattr(T, "PARTITION_KERNEL_MIN_ROWS", 1 if large else 10**9)
             bare = g.partition(ordm, None, rows_left, *want)
             for (o, v), (o2, _) in zip(bare, ref, strict=True):
                 assert v is None and (o is None) == (o2 is None)

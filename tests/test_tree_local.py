@@ -126,6 +126,7 @@ def test_carried_sorted_values_give_the_same_tree(monkeypatch, name, formula, kw
     ref = bsnsing(formula, data, sample_weight=w, **kw)
     monkeypatch.setattr(T, "VALUES_MIN_ROWS", 1)
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
+    monkeypatch.setattr(T, "PARTITION_KERNEL_MIN_ROWS", 1)
     seen = _count_values(monkeypatch)
     got = bsnsing(formula, data, sample_weight=w, **kw)
     assert seen and all(seen)  # not vacuous: every split carried values
@@ -139,6 +140,7 @@ def test_no_sorted_values_beyond_the_memory_cap(monkeypatch):
     data = load_dataset("BreastCancer")
     monkeypatch.setattr(T, "VALUES_MIN_ROWS", 1)
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
+    monkeypatch.setattr(T, "PARTITION_KERNEL_MIN_ROWS", 1)
     seen = _count_values(monkeypatch)
     monkeypatch.setattr(T, "VALUES_MAX_ENTRIES", 10)
     capped = bsnsing("Class ~ .", data)
@@ -174,6 +176,7 @@ def test_lists_in_reused_buffers_give_the_same_tree(monkeypatch, name, formula, 
         monkeypatch.setattr(T, "streamed_array", counted_array)
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS_BIG_TREE", 1)
+    monkeypatch.setattr(T, "PARTITION_KERNEL_MIN_ROWS", 1)
     monkeypatch.setattr(T, "VALUES_MIN_ROWS", 1)
     monkeypatch.setattr(T, "LOCAL_MIN_ROWS", 64)
     monkeypatch.setattr(T, "LOCAL_SHRINK", 2)
