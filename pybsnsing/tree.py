@@ -112,15 +112,15 @@ STREAMED_MIN_BYTES = 1 << 22
 def streamed_array(count: int, dtype: type, zeroed: bool = False) -> np.ndarray:
     """A 1-d array of ``count`` elements of ``dtype`` (zeros when ``zeroed``, else
     uninitialised) for data that kernels stream through (sorted lists and values, packed
-    answers). From :data:`STREAMED_MIN_BYTES` on
-    (and where Python has ``mmap.MAP_ANONYMOUS``): its own private anonymous mapping, which
-    the kernel backs with its default pages, instead of numpy's memory, which asks for
-    transparent huge pages (``madvise``). Where huge pages are only given on request (THP
-    ``madvise``, with defrag ``madvise``: Debian's and Ubuntu's default), the first touch
-    of such a page may compact memory synchronously: 0.02-0.48 s for 160 MB on the
-    project's 2-core VM where 4 KiB pages take a steady 0.085 s (synthetic1m, one thread:
-    system time 1.2-1.5 -> 0.5-0.7 s). Huge pages only save TLB misses on random access,
-    which these arrays do not get. The mapping is unmapped with the last view of it."""
+    answers). From :data:`STREAMED_MIN_BYTES` on (where Python has ``mmap.MAP_ANONYMOUS``):
+    its own private anonymous mapping, which gets the system's default pages, instead of
+    numpy's memory, which asks for transparent huge pages (``madvise``). Huge pages save
+    TLB misses on random access, which these arrays mostly do not get (they are read and
+    written in order), and on the project's 2-core VM (THP on request) their first touch cost
+    2-3x the system time of 4 KiB pages: synthetic1m, one thread, system time 1.1-1.4 ->
+    0.45-0.7 s and the fit 4.20 -> 3.76 s (``bench/bench_1m_ab.py``; the kernel counted
+    no compaction stalls, so the cost is in the huge-page faults themselves). The mapping
+    is unmapped with the last view of it."""
     dt = np.dtype(dtype)
     nbytes = count * dt.itemsize
     flags = getattr(mmap, "MAP_ANONYMOUS", None)
