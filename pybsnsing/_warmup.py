@@ -81,7 +81,8 @@ def _warm_enum() -> None:
 
 def _warm_large_nodes() -> None:
     """The kernels of large nodes only: the one-pass split of the sorted orders
-    (tree.Grower.partition) and the blocked Gram matrices (kernels.enum.gram_counts).
+    (tree.Grower.partition, nodes of ``tree.PARTITION_KERNEL_MIN_ROWS`` rows or more) and
+    the blocked Gram matrices (kernels.enum.gram_counts).
     :func:`warmup` compiles them; a first fit's compile child does not (about 2.5 s
     that a fit on small data would wait for): the first large node does."""
     from .kernels.enum import GRAM_BLOCK_WORK, gram_counts
