@@ -4,7 +4,8 @@ Each fit: the data loaded and the kernels warmed on 300k rows outside the timing
 timed fit (as ``bench_1m.py``); wall, user and system seconds and minor page faults of the
 fit and the process's peak resident memory (``getrusage``). The commit ``--before`` is
 checked out in a temporary git worktree and imported through ``PYTHONPATH``; the after
-side is this checkout.
+side is this checkout. With threads 1 and 2, each side's speed-up from 1 to 2 threads
+(the median of the rounds' ratios) is printed too.
 
     python bench/bench_1m_ab.py --before 16ae2ca [--rounds 3] [--threads 1 2]
         [--out bench/results/session9/ab_1m.txt]
@@ -95,6 +96,15 @@ def main(argv: list[str] | None = None) -> int:
                          f"{med['sys'][0]:.2f} -> {med['sys'][1]:.2f} s; page faults "
                          f"{med['faults'][0]:.0f} -> {med['faults'][1]:.0f}; peak "
                          f"{med['peak'][0]:.0f} -> {med['peak'][1]:.0f} MiB")
+    if 1 in args.threads and 2 in args.threads:
+        for m in args.methods:
+            ups = {side: [one["wall"] / two["wall"] for one, two in
+                          zip(res[(m, 1, side)], res[(m, 2, side)], strict=True)]
+                   for side in ("before", "after")}
+            lines.append(f"{m:8s} speed-up 1 -> 2 threads (median of the rounds' ratios): "
+                         + "; ".join(f"{side} {statistics.median(u):.2f}x ("
+                                     + ", ".join(f"{x:.2f}" for x in u) + ")"
+                                     for side, u in ups.items()))
     text = "\n".join(lines) + "\n"
     print(text.split("# medians")[1])
     if args.out is not None:

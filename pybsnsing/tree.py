@@ -27,9 +27,10 @@ How a node is processed without per-node sorting or text work:
   evaluated from its TEXT on the node's rows (R quirk Q6: the printed cut).
 
 With more than one numba thread (``NUMBA_NUM_THREADS``, :func:`numba.set_num_threads`)
-the rules of large nodes of the queue are found concurrently, one node per thread (the
-kernels release the GIL); everything that numbers or orders nodes stays in queue order,
-so the tree does not depend on the number of threads.
+the nodes are split concurrently by worker threads, one node per thread (the kernels
+release the GIL), each node as soon as its parent is done (:class:`_NodePool`); the
+nodes are numbered afterwards in queue order, so the tree does not depend on the number
+of threads.
 """
 
 from __future__ import annotations
@@ -793,7 +794,11 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray | None, max_depth: i
     all the grower's rows, sorted here with their values when the grower
     :meth:`~Grower.keeps_values`): each node's rule by ``grower.find_rule``, its children
     by ``grower.make_node``, split further where ``grower.can_split``. Returns the nodes
-    in number order."""
+    in number order.
+
+    The nodes are split by :class:`_NodePool` (in worker threads with more than one numba
+    thread, in any order); they are numbered here, in R's order: breadth first, the
+    children of a node when its turn comes (the verbose log and ``progress`` too)."""
     control = grower.control
     nodes = [root]
     grower.scratch = PackScratch()  # (shared by the growers' copies: one per thread)
@@ -801,23 +806,19 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray | None, max_depth: i
         ordm, ordv = grower.root_lists(grower.keeps_values())
     else:
         ordv = sorted_values(grower.X, ordm) if grower.keeps_values() else None
-    queue: deque[_Task] = deque([_Task(root, ordm, None, root.obs, ordv)])
+    first = _Task(root, ordm, None, root.obs, ordv)
     del ordv
     del ordm
     t0 = time.perf_counter()
-    with _NodeWorkers(grower, max_depth) as workers:
-        while queue:
-            if grower.slabs is not None:
-                grower.slabs.drop_unused_values(queue)
-            workers.look_ahead(queue)
-            # popped: a node's sorted lists go once it is done
-            task = queue.popleft()
-            node = task.node
-            done = workers.split(task, queue)
-            del task
-            if node.nobs >= TRIM_MIN_ROWS:
-                # the margin: what the next nodes of this size may allocate meanwhile
-                release_freed_memory(TRIM_MARGIN * 16 * node.nobs * grower.X.shape[1])
+    turns: deque[Node] = deque([root])  # the nodes split further, in number order
+    live = control.verbose or progress is not None
+    with _NodePool(grower, max_depth, first) as pool:
+        del first
+        if not live:  # no log to write as the nodes are done: number them at the end
+            pool.wait_all()
+        while turns:
+            node = turns.popleft()
+            done = pool.result(node)
             if done is None:  # at max_depth
                 continue
             if control.verbose:
@@ -826,13 +827,13 @@ def grow_nodes(grower: Grower, root: Node, ordm: np.ndarray | None, max_depth: i
                 continue
             node.split_rule = done.rule
             done.left.number, done.right.number = len(nodes), len(nodes) + 1
+            done.left.parent = done.right.parent = node.number
             node.lchild, node.rchild = done.left.number, done.right.number
             nodes.extend((done.left, done.right))
-            if done.task_left is not None:
-                queue.append(done.task_left)
-            if done.task_right is not None:
-                queue.append(done.task_right)
-            del done
+            if done.grow_left:
+                turns.append(done.left)
+            if done.grow_right:
+                turns.append(done.right)
             if progress is not None:
                 progress(len(nodes))
     return nodes
@@ -908,8 +909,9 @@ def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | No
     return _Split(rule, lnode, rnode, task_l, task_r)
 
 
-#: nodes with at least this many rows have their rules found concurrently (below it the
-#: per-node Python work, which holds the GIL, dominates)
+#: nodes with at least this many rows are split by any worker thread, smaller ones by the
+#: first worker only (their per-node Python work, which holds the GIL, dominates); a
+#: tree of fewer training rows is grown in the calling thread
 CONCURRENT_MIN_ROWS = 4096
 #: the same for trees of at least BIG_TREE_ROWS training rows, which have many nodes of
 #: a few thousand rows (synthetic1m, 2 threads: 6.6 -> 6.1 s; below 20000 rows the
@@ -975,13 +977,10 @@ def _near_peak(margin: int = 0) -> bool:
     return resident + margin >= peak
 
 
-#: worker threads take nodes from the first LOOK_AHEAD * (threads) of the queue
-LOOK_AHEAD = 4
-
-#: a node of at least this many rows split in the calling thread while no worker thread is
-#: busy (the root) has a worker thread's help: its external questions made and packed
-#: there meanwhile, or with internal questions only half of their packing; and half of
-#: the columns of its partition
+#: a node of at least this many rows split while no other node is being split or waits
+#: (the root) has a helper thread: its external questions made and packed there
+#: meanwhile, or with internal questions only half of their packing; and half of the
+#: columns of its partition. Its own kernels may use all numba threads.
 HELPER_MIN_ROWS = 1 << 16
 
 #: a child holding at most 1/LOCAL_SHRINK of its grower's rows, where the grower holds at
@@ -990,15 +989,30 @@ LOCAL_SHRINK = 4
 LOCAL_MIN_ROWS = 1 << 16
 
 
-class _NodeWorkers:
-    """Splits the queued nodes (:func:`split_node`) in queue order. With more than one
-    numba thread, the large nodes among the first ones of the queue (as many as there are
-    threads) are split ahead in worker threads, each with its own copy of the grower's
-    scratch arrays (:meth:`Grower.worker_copy`) and numba's serial kernels; the others
-    are split in the calling thread when their turn comes; a large one of them while no
-    worker is busy (the root) gets a worker's help (:meth:`Grower.find_rule`)."""
+class _Done(NamedTuple):
+    """What :func:`grow_nodes` needs of a split node: :class:`_Split` without the
+    children's sorted lists (``grow_left``/``grow_right``: whether a child is split
+    further)."""
 
-    def __init__(self, grower: Grower, max_depth: int | None) -> None:
+    rule: str
+    left: Node | None
+    right: Node | None
+    grow_left: bool
+    grow_right: bool
+
+
+class _NodePool:
+    """Splits the nodes of a tree (:func:`split_node`), each child that is split further
+    as soon as its parent is done: with one numba thread in the calling thread, in queue
+    order; with ``w`` > 1, in ``w`` worker threads that take the nodes waiting, the
+    oldest first, each with its own copy of the grower's scratch arrays
+    (:meth:`Grower.worker_copy`) and numba's serial kernels. Nodes of fewer than
+    ``min_rows`` rows, whose work is mostly Python under the GIL, are split by the first
+    worker only. The split of a node depends on the node alone, so the order does not
+    change the tree; :meth:`result` hands the nodes' splits to :func:`grow_nodes`, which
+    numbers them."""
+
+    def __init__(self, grower: Grower, max_depth: int | None, first: _Task) -> None:
         import numba
 
         self.grower = grower
@@ -1006,86 +1020,163 @@ class _NodeWorkers:
         self.width = int(numba.get_num_threads())
         self.min_rows = (CONCURRENT_MIN_ROWS_BIG_TREE if grower.n_train >= BIG_TREE_ROWS
                          else CONCURRENT_MIN_ROWS)
-        if grower.n_train < self.min_rows:  # no node is ever large enough: no look-ahead
+        if grower.n_train < self.min_rows:  # no node is ever large enough: one thread
             self.width = 1
-        self.pool: Executor | None = None
-        self._local = None
-        self._ahead: dict[int, object] = {}  # id(node) -> its future
-        self._finished = None  # a queue with one entry per node finished ahead
+        self.cond = threading.Condition()
+        # waiting nodes: (sequence number, task); large ones (any worker) and small ones
+        self.large: deque[tuple[int, _Task]] = deque()
+        self.small: deque[tuple[int, _Task]] = deque()
+        self.seq = itertools.count()
+        self.running = 0
+        self.results: dict[int, _Done | None] = {}  # id(node) -> its split
+        self.error: BaseException | None = None
+        self.stop = False
+        self.threads: list[threading.Thread] = []
+        self.helper: Executor | None = None
+        self._put(first)
 
-    def __enter__(self) -> _NodeWorkers:
+    def __enter__(self) -> _NodePool:
+        if self.width > 1:
+            for k in range(self.width):
+                t = threading.Thread(target=self._work, args=(k,), daemon=True,
+                                     name=f"pybsnsing-node_{k}")
+                self.threads.append(t)
+                t.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        with self.cond:
+            self.stop = True
+            self.cond.notify_all()
+        for t in self.threads:
+            t.join()
+        if self.helper is not None:
+            self.helper.shutdown(wait=True)
 
-    def look_ahead(self, queue: deque) -> None:
-        """Keep ``width`` worker threads busy with the large nodes among the first
-        ``LOOK_AHEAD * width`` of the queue. A lone node (the root) is left to the calling
-        thread, whose kernels may then use all numba threads."""
-        if self.width < 2:
-            return
-        busy = self._busy()
-        if busy == 0 and len(queue) == 1:
-            return
-        for k in range(min(LOOK_AHEAD * self.width, len(queue))):
-            if busy >= self.width:
+    def _put(self, task: _Task) -> None:
+        """Queue a node (the caller holds the lock or is the only thread)."""
+        big = task.node.nobs >= self.min_rows
+        (self.large if big else self.small).append((next(self.seq), task))
+
+    def _idle(self) -> bool:
+        """Whether every node is done (no node waits or is being split)."""
+        return self.running == 0 and not self.large and not self.small
+
+    def _take(self, k: int) -> tuple[_Task, bool] | None:
+        """The next node for worker ``k`` (None when none is left: every node done, or
+        stopped), and whether it is alone (no other node waits or is being split). The
+        caller holds the lock; worker ``k`` > 0 takes only large nodes."""
+        while not self.stop:
+            queues = [q for q in ((self.large, self.small) if k == 0 else (self.large,)) if q]
+            if queues:
+                q = min(queues, key=lambda d: d[0][0])
+                task = q.popleft()[1]
+                lone = self._idle()  # (before it counts as running)
+                self.running += 1
+                return task, lone
+            if self._idle():
+                return None
+            self.cond.wait()
+        return None
+
+    def _work(self, k: int) -> None:
+        """Worker thread ``k``: split nodes until none is left."""
+        import numba
+
+        numba.set_num_threads(1)  # (thread-local) one node per thread
+        grower = self.grower if k == 0 else self.grower.worker_copy()
+        while True:
+            with self.cond:
+                got = self._take(k)
+            if got is None:
                 return
-            task = queue[k]
-            node = task.node
-            if (node.nobs >= self.min_rows and _within_depth(node.depth, self.max_depth)
-                    and id(node) not in self._ahead):
-                busy += 1
-                future = self._workers().submit(self._split, task)
-                future.add_done_callback(self._finished.put)
-                self._ahead[id(node)] = future
+            if not self._step(grower, *got):
+                return
 
-    def _busy(self) -> int:
-        """The number of nodes being split in worker threads."""
-        return sum(1 for f in self._ahead.values() if not f.done())
-
-    def _workers(self) -> Executor:
-        """The worker threads (started at the first use)."""
-        if self.pool is None:
-            import queue
-            import threading
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._local = threading.local()
-            self._finished = queue.SimpleQueue()
-            self.pool = ThreadPoolExecutor(self.width, thread_name_prefix="pybsnsing-node")
-        return self.pool
-
-    def split(self, task: _Task, queue: deque) -> _Split | None:
-        """The node's :func:`split_node` (None at the depth limit); while it waits for a
-        worker thread, nodes of ``queue`` are started as threads come free."""
+    def _step(self, grower: Grower, task: _Task, lone: bool) -> bool:
+        """Split one taken node and queue its children (False: it failed, the error is
+        kept for :meth:`result` and every thread stops)."""
         node = task.node
-        future = self._ahead.pop(id(node), None)
-        if future is not None:
-            while not future.done():
-                self._finished.get()  # some node finished ahead (maybe an earlier one)
-                self.look_ahead(queue)
-            return future.result()
+        try:
+            done = self._split(grower, task, lone)
+        except BaseException as exc:  # handed to the calling thread
+            with self.cond:
+                self.error = self.error or exc
+                self.stop = True
+                self.running -= 1
+                self.cond.notify_all()
+            return False
+        del task
+        with self.cond:
+            if done is None:
+                self.results[id(node)] = None
+            else:
+                for t in (done.task_left, done.task_right):
+                    if t is not None:
+                        self._put(t)
+                self.results[id(node)] = _Done(done.rule, done.left, done.right,
+                                               done.task_left is not None,
+                                               done.task_right is not None)
+            del done
+            self.running -= 1
+            slabs = self.grower.slabs
+            if slabs is not None:
+                slabs.drop_unused_values(t for _, t in itertools.chain(self.large, self.small))
+            self.cond.notify_all()
+        if node.nobs >= TRIM_MIN_ROWS:
+            # the margin: what the next nodes of this size may allocate meanwhile
+            release_freed_memory(TRIM_MARGIN * 16 * node.nobs * self.grower.X.shape[1])
+        return True
+
+    def _split(self, grower: Grower, task: _Task, lone: bool) -> _Split | None:
+        """The node's :func:`split_node` (None at the depth limit). A large node alone
+        (:data:`HELPER_MIN_ROWS`) has the helper thread and all numba threads."""
+        node = task.node
         if not _within_depth(node.depth, self.max_depth):
             return None
-        grower = self.grower if task.grower is None else task.grower
-        helper = None
-        if self.width > 1 and node.nobs >= HELPER_MIN_ROWS and self._busy() == 0:
-            helper = self._workers()
-        return split_node(grower, node, task.ordm, self.max_depth, task.rows, helper,
-                          task.ordv)
+        if task.grower is not None:
+            grower = task.grower
+        if not (lone and self.width > 1 and node.nobs >= HELPER_MIN_ROWS):
+            return split_node(grower, node, task.ordm, self.max_depth, task.rows, None,
+                              task.ordv)
+        import numba
 
-    def _split(self, task: _Task) -> _Split:
-        local = self._local
-        if not hasattr(local, "grower"):
-            import numba
+        if self.helper is None:
+            from concurrent.futures import ThreadPoolExecutor
 
-            numba.set_num_threads(1)  # (thread-local) one node per thread
-            local.grower = self.grower.worker_copy()
-        grower = local.grower if task.grower is None else task.grower
-        return split_node(grower, task.node, task.ordm, self.max_depth, task.rows, None,
-                          task.ordv)
+            self.helper = ThreadPoolExecutor(1, thread_name_prefix="pybsnsing-node-helper")
+        numba.set_num_threads(self.width)
+        try:
+            return split_node(grower, node, task.ordm, self.max_depth, task.rows,
+                              self.helper, task.ordv)
+        finally:
+            numba.set_num_threads(1)
+
+    def wait_all(self) -> None:
+        """Wait until every node is done (or one failed)."""
+        if self.width == 1:
+            return
+        with self.cond:
+            while not self.stop and not self._idle():
+                self.cond.wait()
+
+    def result(self, node: Node) -> _Done | None:
+        """The split of ``node`` (a node that was queued; None at the depth limit), once
+        it is done: split here with one thread (the nodes come in queue order)."""
+        key = id(node)
+        if self.width == 1:
+            while key not in self.results and self.error is None:
+                got = self._take(0)
+                if got is None:
+                    break
+                self._step(self.grower, *got)
+        else:
+            with self.cond:
+                while key not in self.results and self.error is None and not self._idle():
+                    self.cond.wait()
+        if self.error is not None:
+            raise self.error
+        return self.results.pop(key)
 
 
 def prepare_kernels() -> None:

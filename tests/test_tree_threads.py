@@ -60,21 +60,20 @@ def test_concurrent_nodes_give_the_serial_tree(monkeypatch, name, formula, kw):
     assert any(c.startswith("pybsnsing-node") for c in calls)  # the worker threads ran
 
 
-@pytest.mark.parametrize("look_ahead", [0, T.LOOK_AHEAD], ids=["helper only", "mixed"])
 @pytest.mark.parametrize(("name", "formula", "kw"),
                          [*CASES, ("pima", "Class ~ .", {"sample_weight": "w"})],
                          ids=lambda c: str(c)[:40])
 def test_a_helper_thread_making_external_questions_gives_the_serial_tree(
-        monkeypatch, look_ahead, name, formula, kw):
-    # HELPER_MIN_ROWS lowered: every node split in the calling thread while no worker is
-    # busy has its external questions made and packed in a worker thread
+        monkeypatch, name, formula, kw):
+    # HELPER_MIN_ROWS lowered: every node split while no other node waits or is being
+    # split (the root at least) has its external questions made and packed in the helper
+    # thread
     data = load_dataset(name)
     if kw.get("sample_weight") == "w":
         kw = {"sample_weight": np.random.default_rng(5).integers(1, 4, len(data)) * 1.0}
     serial = _fit(1, formula, data, **kw)
     monkeypatch.setattr(T, "CONCURRENT_MIN_ROWS", 1)
     monkeypatch.setattr(T, "HELPER_MIN_ROWS", 1)
-    monkeypatch.setattr(T, "LOOK_AHEAD", look_ahead)
     threads = []
     grower = T.Grower
     if "sample_weight" in kw:
@@ -82,16 +81,24 @@ def test_a_helper_thread_making_external_questions_gives_the_serial_tree(
     external = grower.external_source
     monkeypatch.setattr(grower, "external_source", lambda self, *a: threads.append(
         threading.current_thread().name) or external(self, *a))
-    searched = []
-    split = T.split_node
-    monkeypatch.setattr(T, "split_node", lambda *a: searched.append(1) or split(*a))
+    alone = []
+    split = T._NodePool._split
+
+    def record(self, g, task, lone):
+        if T._within_depth(task.node.depth, self.max_depth):
+            alone.append(lone)
+        return split(self, g, task, lone)
+
+    monkeypatch.setattr(T._NodePool, "_split", record)
     concurrent = _fit(2, formula, data, **kw)
     assert tree_nodes(concurrent) == tree_nodes(serial)
     assert str(concurrent) == str(serial)
+    assert alone[0]  # the root
     if kw.get("import.external", True):
         assert threads and all(t.startswith("pybsnsing-node") for t in threads)
-        if look_ahead == 0:  # no node went ahead: each one had the helper
-            assert len(threads) == len(searched)
+        # a node alone had the helper thread, the others made their own
+        assert sum(t.startswith("pybsnsing-node-helper") for t in threads) == sum(alone)
+        assert len(threads) == len(alone)
 
 
 def test_concurrent_nodes_with_weights_and_verbose_log(monkeypatch, capsys):
