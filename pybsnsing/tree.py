@@ -873,7 +873,8 @@ def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | No
                rows: np.ndarray | None = None, helper: Executor | None = None,
                ordv: np.ndarray | None = None) -> _Split:
     """A node's rule, its children and their growth tasks: the work at one node, which
-    depends on the node alone (children get their numbers from :func:`grow_nodes`).
+    depends on the node alone (children get their numbers and their parent's number
+    from :func:`grow_nodes`: a node may be split before it is numbered).
     ``rows``/``ordm``: the node's rows and sorted lists in ``grower``'s row ids (default
     ``node.obs``, the training row ids); ``helper``: see :meth:`Grower.find_rule`;
     ``ordv``: the values of ``ordm`` (:func:`pybsnsing.questions.sorted_values`; None:
@@ -889,8 +890,8 @@ def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | No
         return _Split(rule)
     rows_left = rows[left]
     rows_right = rows[~left]
-    lnode = grower.make_node(-1, node.number, node.depth + 1, rows_left)
-    rnode = grower.make_node(-1, node.number, node.depth + 1, rows_right)
+    lnode = grower.make_node(-1, -1, node.depth + 1, rows_left)
+    rnode = grower.make_node(-1, -1, node.depth + 1, rows_right)
     if grower.gid is not None:  # a local grower: the nodes keep training row ids
         lnode.obs = grower.gid.take(rows_left)
         rnode.obs = grower.gid.take(rows_right)
@@ -1065,7 +1066,8 @@ class _NodePool:
     def _take(self, k: int) -> tuple[_Task, bool] | None:
         """The next node for worker ``k`` (None when none is left: every node done, or
         stopped), and whether it is alone (no other node waits or is being split). The
-        caller holds the lock; worker ``k`` > 0 takes only large nodes."""
+        caller holds the lock or is the only thread; worker ``k`` > 0 takes only large
+        nodes."""
         while not self.stop:
             queues = [q for q in ((self.large, self.small) if k == 0 else (self.large,)) if q]
             if queues:
