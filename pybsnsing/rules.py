@@ -39,12 +39,17 @@ __all__ = [
     "Question",
     "evaluate_question",
     "evaluate_rule",
+    "NUMERIC_OPS",
+    "numeric_comparison",
     "parse_question",
     "parse_rule",
     "rule_variables",
 ]
 
 _INEQ_OPS = (">=", "<=", ">", "<")
+#: the comparisons that :func:`evaluate_question` answers on a numeric column by comparing
+#: its values with the question's number (:func:`numeric_comparison`)
+NUMERIC_OPS = (">", "<", ">=", "<=", "==")
 _NAME_RE = re.compile(r"[^\s=<>%'\"|!&()`]+")
 _INEQ_RE = re.compile(r" (>=|<=|>|<) (\S+)")
 
@@ -416,6 +421,27 @@ def evaluate_question(q: Question | str, col: Any) -> np.ndarray:
     if q.op == "==" and isinstance(q.value, str):  # a number was answered above
         return _match_strings(kind, data, missing, [q.value])
     return _match_strings(kind, data, missing, q.values)
+
+
+def numeric_comparison(q: Question) -> int:
+    """The index in :data:`NUMERIC_OPS` of the comparison by which :func:`evaluate_question`
+    answers ``q`` on a numeric column (the values compared with the float ``q.value``,
+    NaN answering FALSE), or -1 when it answers ``q`` otherwise (labels, ``%in%``, or an
+    error). A kernel that makes these comparisons on float64 columns answers as
+    :func:`evaluate_question` does."""
+    if isinstance(q.value, float) and q.op in NUMERIC_OPS:
+        return NUMERIC_OPS.index(q.op)
+    return -1
+
+
+def column_key(q: Question, keys: Mapping[str, Any]) -> str | None:
+    """The key of ``keys`` (a mapping from column name) holding ``q``'s column, looked up
+    as :func:`evaluate_rule` looks it up in such a mapping (the name as written, then
+    unquoted); None when neither is a key (a transform, or a missing column)."""
+    for key in (q.label, q.name):
+        if key in keys:
+            return key
+    return None
 
 
 def evaluate_rule(

@@ -68,7 +68,7 @@ from .questions import (
     stable_argsort,
 )
 from .rnames import read_quoted
-from .rules import evaluate_rule
+from .rules import column_key, evaluate_rule, numeric_comparison, parse_rule
 from .search import (
     enum_search,
     enum_search_packed,
@@ -79,7 +79,7 @@ from .search import (
 _packing = LazyKernels("packing")
 
 __all__ = ["Grower", "Node", "NodeColumns", "effective_node_size", "grow_nodes", "grow_tree",
-           "make_node", "splittable"]
+           "make_node", "rule_sides", "splittable"]
 
 #: a child's sorted lists and their values (None, None when the child is not split further)
 SortedLists = tuple[np.ndarray | None, np.ndarray | None]
@@ -229,10 +229,12 @@ def effective_node_size(control: BsControl, n_train: int) -> int:
 
 
 def make_node(number: int, parent: int, depth: int, rows: np.ndarray, y: np.ndarray,
-              n_train: int) -> Node:
-    """A leaf node of the rows ``rows`` (counts of ``y``, share of ``n_train``)."""
+              n_train: int, n1: int | None = None) -> Node:
+    """A leaf node of the rows ``rows`` (counts of ``y``, share of ``n_train``; ``n1``:
+    the class-1 rows when they are counted already)."""
     nobs = int(rows.size)
-    n1 = int(y[rows].sum())
+    if n1 is None:
+        n1 = int(y[rows].sum())
     n0 = nobs - n1
     cls = 1 if n1 >= n0 else 0
     return Node(number=number, parent=parent, lchild=-1, rchild=-1, node_class=cls,
@@ -268,6 +270,44 @@ class NodeColumns(Mapping):
 
     def __len__(self) -> int:
         return len(self._col_of)
+
+
+#: no labels / no precomputed answers (:func:`rule_sides`)
+_NO_LABELS = np.empty(0, np.uint8)
+_NO_ANSWERS = np.empty(0, np.bool_)
+
+
+def rule_sides(rule: str, X: np.ndarray, rows: np.ndarray, col_of: dict[str, int],
+               y: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """A node's rows split by its rule text, as :func:`~pybsnsing.rules.evaluate_rule`
+    on :class:`NodeColumns` answers it (R evaluates the text): ``(rows where the rule is
+    TRUE, the others, class-1 rows of each)``, each side in the order of ``rows``.
+
+    The numeric comparisons on design columns (:func:`~pybsnsing.rules.numeric_comparison`)
+    are made by one kernel pass over the rows without the GIL, the other questions (labels,
+    ``%in%``, transforms) by :func:`~pybsnsing.rules.evaluate_rule`. ``X``: the design
+    matrix, float64 in Fortran order; ``y``: 0/1 labels (uint8) by row id to count (None:
+    counts 0)."""
+    questions = parse_rule(rule)
+    qcol: list[int] = []
+    qop: list[int] = []
+    qval: list[float] = []
+    rest = []
+    for q in questions:
+        key = column_key(q, col_of)
+        code = numeric_comparison(q) if key is not None else -1
+        if code < 0:
+            rest.append(q)
+        else:
+            qcol.append(col_of[key])
+            qop.append(code)
+            qval.append(q.value)
+    rows = np.asarray(rows, dtype=np.int64)
+    pre = evaluate_rule(rest, NodeColumns(X, rows, col_of)) if rest else _NO_ANSWERS
+    left, right, n1l, n1r = _packing.rule_sides(
+        np.asfortranarray(X, dtype=np.float64), rows, _NO_LABELS if y is None else y,
+        np.array(qcol, np.int64), np.array(qop, np.int64), np.array(qval, np.float64), pre)
+    return left, right, int(n1l), int(n1r)
 
 
 class ListSlabs:
@@ -417,9 +457,15 @@ class Grower:
         g.pos = np.zeros_like(self.pos)
         return g
 
-    def make_node(self, number: int, parent: int, depth: int, rows: np.ndarray) -> Node:
+    def make_node(self, number: int, parent: int, depth: int, rows: np.ndarray,
+                  n1: int | None = None) -> Node:
         """A leaf node of ``rows`` (its counts; :func:`make_node`)."""
-        return make_node(number, parent, depth, rows, self.y, self.n_train)
+        return make_node(number, parent, depth, rows, self.y, self.n_train, n1)
+
+    def rule_sides(self, rule: str, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """The node's rows split by ``rule`` and the class-1 rows of each side
+        (:func:`rule_sides`)."""
+        return rule_sides(rule, self.X, rows, self.col_of, self.yb)
 
     def task(self, node: Node, ordm: np.ndarray, rows: np.ndarray,
              ordv: np.ndarray | None = None) -> _Task:
@@ -556,15 +602,17 @@ class Grower:
         return out[0], out[1]
 
     def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int,
-                  helper: Executor | None = None, ordv: np.ndarray | None = None) -> str:
+                  helper: Executor | None = None, ordv: np.ndarray | None = None,
+                  n1: int | None = None) -> str:
         """The split rule text of the node with rows ``rows`` (increasing row ids) and
         sorted lists ``ordm`` (``""`` when there is none): sources -> groups -> pack ->
         search -> texts. ``helper``: an idle thread pool that builds and packs the
         external questions while this thread does the internal ones; ``ordv``: the values
-        of ``ordm`` (:func:`pybsnsing.questions.sorted_values`; None: read by row id)."""
+        of ``ordm`` (:func:`pybsnsing.questions.sorted_values`; None: read by row id);
+        ``n1``: the node's class-1 rows when they are counted already."""
         control = self.control
         packed = control.opt_solver in _PACKED_SOLVERS
-        found = self._node_questions(rows, ordm, target, packed, helper, ordv)
+        found = self._node_questions(rows, ordm, target, packed, helper, ordv, n1)
         if found is None:
             return ""
         sources, offsets, text, grp = found
@@ -586,13 +634,14 @@ class Grower:
         return " | ".join(text(j) for j in result.cols)
 
     def _node_questions(self, rows: np.ndarray, ordm: np.ndarray, target: int, packed: bool,
-                        helper: Executor | None = None, ordv: np.ndarray | None = None
+                        helper: Executor | None = None, ordv: np.ndarray | None = None,
+                        n1: int | None = None
                         ) -> tuple[list[QuestionSource], list[int], Callable[[int], str],
                                    np.ndarray] | None:
         """The node's question sources (:meth:`question_sources`), where each one's questions
         start (the last entry is their number), the text of question ``k`` and the ENUM
         group ids; None when the node has no questions."""
-        sources = self.question_sources(rows, ordm, target, packed, helper, ordv)
+        sources = self.question_sources(rows, ordm, target, packed, helper, ordv, n1)
         offsets, text = self._question_index(sources)
         if offsets[-1] == 0:
             return None
@@ -630,18 +679,21 @@ class Grower:
 
     def question_sources(self, rows: np.ndarray, ordm: np.ndarray, target: int,
                          packed: bool, helper: Executor | None = None,
-                         ordv: np.ndarray | None = None) -> list[QuestionSource]:
+                         ordv: np.ndarray | None = None, n1: int | None = None
+                         ) -> list[QuestionSource]:
         """The node's non-empty question sources: internal questions (counted with the
         row weights ``self.w`` when there are any), then external (made in the thread of
         ``helper`` meanwhile, when there is one). ``ordv``: the values of ``ordm``
-        (None: the question builders read them by row id)."""
+        (None: the question builders read them by row id); ``n1``: the node's class-1
+        rows (None: counted here)."""
         control = self.control
         sources: list[QuestionSource] = []
         external = None
         if self.external is not None and helper is not None and not control.suppress_internal:
             external = helper.submit(self.external_source, rows, ordm, packed, ordv)
         if not control.suppress_internal:
-            n1 = int(self.y.take(rows).sum())
+            if n1 is None:
+                n1 = int(self.y.take(rows).sum())
             if n1 == 0 or n1 == rows.shape[0]:
                 raise PybsnsingValueError("There is only one unique value in y")
             sources.append(question_set_from_orders(
@@ -881,17 +933,15 @@ def split_node(grower: Grower, node: Node, ordm: np.ndarray, max_depth: int | No
     read by row id)."""
     if rows is None:
         rows = node.obs
-    rule = grower.find_rule(rows, ordm, node.node_class, helper, ordv)
+    rule = grower.find_rule(rows, ordm, node.node_class, helper, ordv, node.n1)
     if not rule:
         return _Split(rule)
-    left = evaluate_rule(rule, NodeColumns(grower.X, rows, grower.col_of))
-    n_left = int(left.sum())
+    rows_left, rows_right, n1_left, n1_right = grower.rule_sides(rule, rows)
+    n_left = rows_left.shape[0]
     if n_left == 0 or n_left == rows.size:
         return _Split(rule)
-    rows_left = rows[left]
-    rows_right = rows[~left]
-    lnode = grower.make_node(-1, -1, node.depth + 1, rows_left)
-    rnode = grower.make_node(-1, -1, node.depth + 1, rows_right)
+    lnode = grower.make_node(-1, -1, node.depth + 1, rows_left, n1_left)
+    rnode = grower.make_node(-1, -1, node.depth + 1, rows_right, n1_right)
     if grower.gid is not None:  # a local grower: the nodes keep training row ids
         lnode.obs = grower.gid.take(rows_left)
         rnode.obs = grower.gid.take(rows_right)

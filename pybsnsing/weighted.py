@@ -56,9 +56,8 @@ import numpy as np
 from .control import BsControl
 from .errors import InvalidParameterError
 from .questions import NodeRows, QuestionSet, stable_argsort
-from .rules import evaluate_rule
 from .search import GRAM_MAX_COLS, enum_levels
-from .tree import Grower, Node, NodeColumns, grow_nodes, grow_tree, prepare_kernels
+from .tree import Grower, Node, grow_nodes, grow_tree, prepare_kernels, rule_sides
 from .validation import MAX_RULES_CAP, SearchResult, search_args
 
 __all__ = [
@@ -455,7 +454,10 @@ class _WeightedGrower(Grower):
             raise InvalidParameterError(
                 f"weights need opt_solver 'enum_c' (or 'enum'); got {control.opt_solver!r}")
 
-    def make_node(self, number: int, parent: int, depth: int, rows: np.ndarray) -> Node:
+    def make_node(self, number: int, parent: int, depth: int, rows: np.ndarray,
+                  n1: int | None = None) -> Node:
+        """A leaf node of ``rows`` with its weights (``n1``: not used; counted with
+        them)."""
         return _wnode(number, parent, depth, rows, self.y, self.w, self.wtotal)
 
     def can_split(self, node: Node) -> bool:
@@ -466,12 +468,13 @@ class _WeightedGrower(Grower):
                 f"rule: {rule or '(leaf)'}")
 
     def find_rule(self, rows: np.ndarray, ordm: np.ndarray, target: int,
-                  helper: Executor | None = None, ordv: np.ndarray | None = None) -> str:
+                  helper: Executor | None = None, ordv: np.ndarray | None = None,
+                  n1: int | None = None) -> str:
         """The node's split rule by the weighted ENUM (``""`` when there is none;
-        ``helper``, ``ordv``: as :meth:`pybsnsing.tree.Grower.find_rule`)."""
+        ``helper``, ``ordv``, ``n1``: as :meth:`pybsnsing.tree.Grower.find_rule`)."""
         t0 = time.thread_time()
         control = self.control
-        found = self._node_questions(rows, ordm, target, True, helper, ordv)
+        found = self._node_questions(rows, ordm, target, True, helper, ordv, n1)
         if found is None:
             return ""
         sources, offsets, text, grp = found
@@ -636,6 +639,4 @@ def _route_zero_weight(nodes: list[Node], zero: np.ndarray, X: np.ndarray,
         nd.n1 = int(y.take(nd.obs).sum())
         nd.n0 = nd.nobs - nd.n1
         if nd.lchild >= 0:
-            left = evaluate_rule(nd.split_rule, NodeColumns(X, z, col_of))
-            at[nd.lchild] = z[left]
-            at[nd.rchild] = z[~left]
+            at[nd.lchild], at[nd.rchild], _, _ = rule_sides(nd.split_rule, X, z, col_of)

@@ -272,3 +272,80 @@ def test_string_equality_on_numbers_equals_formatting_every_entry() -> None:
         missing = np.isnan(x)
         got = _match_strings("num", x, missing if missing.any() else None, targets)
         assert got.tolist() == want.tolist(), (x, targets)
+
+
+# ---------------------------------------------------------------------------------------
+# the tree's kernel split of a node's rows (pybsnsing.tree.rule_sides) answers as
+# evaluate_rule on the node's columns
+
+
+_SIDE_VALUES = [0.0, -0.0, 1.0, -1.5, 0.1, 1e-300, 2.5e15, np.inf, -np.inf, np.nan]
+
+
+def _side_rules(draw, names: list[str], X: np.ndarray) -> str:
+    from hypothesis import strategies as st
+
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        j = draw(st.integers(0, len(names) - 1))
+        op = draw(st.sampled_from([">", "<", ">=", "<=", "==", "in", "=='"]))
+        v = draw(st.sampled_from([*X[:, j].tolist(), *_SIDE_VALUES]))
+        text = format_r(v)
+        if op == "in":  # labels: evaluate_rule answers them (as.character of the values)
+            parts.append(f"{names[j]}%in%c('{text}','1')")
+        elif op == "=='":
+            parts.append(f"{names[j]}=='{text}'")
+        elif op == "==":
+            parts.append(f"{names[j]}=={text}")
+        else:
+            parts.append(f"{names[j]} {op} {text}")
+    return " | ".join(parts)
+
+
+def test_rule_sides_answer_as_evaluate_rule() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from pybsnsing.tree import NodeColumns, rule_sides
+
+    names = ["a", "b", "`c d`"]
+
+    @given(st.data())
+    def check(data) -> None:
+        n = data.draw(st.integers(0, 40))
+        X = np.asfortranarray(np.array(
+            data.draw(st.lists(st.lists(st.sampled_from(_SIDE_VALUES), min_size=3,
+                                        max_size=3), min_size=n, max_size=n)),
+            dtype=np.float64).reshape(n, 3))
+        y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)),
+                     dtype=np.uint8)
+        rows = np.array(sorted(data.draw(st.sets(st.integers(0, max(n - 1, 0)),
+                                                 max_size=n))), dtype=np.int64)
+        if n == 0:
+            rows = rows[:0]
+        rule = _side_rules(data.draw, names, X) if n else "a > 1"
+        col_of = {nm: j for j, nm in enumerate(names)}
+        left = evaluate_rule(rule, NodeColumns(X, rows, col_of))
+        got_l, got_r, n1l, n1r = rule_sides(rule, X, rows, col_of, y)
+        assert got_l.tolist() == rows[left].tolist()
+        assert got_r.tolist() == rows[~left].tolist()
+        assert (n1l, n1r) == (int(y[rows[left]].sum()), int(y[rows[~left]].sum()))
+        # without labels: no counts
+        assert rule_sides(rule, X, rows, col_of)[2:] == (0, 0)
+
+    check()
+
+
+def test_rule_sides_bad_rule_and_unknown_column() -> None:
+    from pybsnsing.errors import PybsnsingKeyError, PybsnsingValueError
+    from pybsnsing.tree import rule_sides
+
+    X = np.asfortranarray(np.arange(6, dtype=np.float64).reshape(3, 2))
+    rows = np.arange(3, dtype=np.int64)
+    col_of = {"a": 0, "b": 1}
+    with pytest.raises(PybsnsingValueError):
+        rule_sides("a >> 1", X, rows, col_of)
+    with pytest.raises(PybsnsingKeyError):
+        rule_sides("a > 1 | zz < 2", X, rows, col_of)
+    left, right, _, _ = rule_sides("a > 3 | b <= 1", X, rows, col_of)
+    assert left.tolist() == [0, 2] and right.tolist() == [1]

@@ -13,7 +13,8 @@ question sources of the tree write into that layout without an n x m matrix:
   :func:`pack_cuts` packs);
 * questions given as a dense 0/1 matrix (R's rpart through rpy2; :func:`pack_dense_into`).
 
-:func:`split_orders` splits a large node's sorted orders into its children's.
+:func:`split_orders` splits a large node's sorted orders into its children's;
+:func:`rule_sides` splits a node's rows by the numeric comparisons of its rule.
 """
 
 from __future__ import annotations
@@ -350,6 +351,68 @@ def _split_one_side(ordm, ordv, left_bits, out, out_v, to_left, valued):
             if valued:
                 out_v[j * n + i] = ordv[j, i]
     return True
+
+
+#: comparison codes of :func:`rule_sides` (:data:`pybsnsing.rules.NUMERIC_OPS` order)
+OP_GT, OP_LT, OP_GE, OP_LE, OP_EQ = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def rule_sides(X, rows, y, qcol, qop, qval, pre):
+    """A node's rows split by a rule: row ``r`` of ``rows`` goes left when ``pre[i]``
+    (its answer to the rule's other questions; ``pre`` empty: none) or when
+    ``X[r, qcol[k]] <op> qval[k]`` for some ``k`` (``qop[k]``: ``OP_GT`` ... ``OP_EQ``;
+    IEEE comparisons: NaN answers FALSE).
+
+    Returns ``(rows left, rows right, class-1 rows left, class-1 rows right)``, the rows
+    in their order in ``rows``; the counts of the 0/1 labels ``y`` by row id (0 when
+    ``y`` is empty)."""
+    n = rows.shape[0]
+    left = np.zeros(n, np.bool_)
+    if pre.shape[0] == n:
+        left[:] = pre
+    for k in range(qcol.shape[0]):  # a question at a time: a branch-free loop each
+        x = X[:, qcol[k]]
+        v = qval[k]
+        op = qop[k]
+        if op == OP_GT:
+            for i in range(n):
+                left[i] |= x[rows[i]] > v
+        elif op == OP_LT:
+            for i in range(n):
+                left[i] |= x[rows[i]] < v
+        elif op == OP_GE:
+            for i in range(n):
+                left[i] |= x[rows[i]] >= v
+        elif op == OP_LE:
+            for i in range(n):
+                left[i] |= x[rows[i]] <= v
+        else:
+            for i in range(n):
+                left[i] |= x[rows[i]] == v
+    nl = 0
+    for i in range(n):
+        nl += left[i]
+    rows_left = np.empty(nl, np.int64)
+    rows_right = np.empty(n - nl, np.int64)
+    counted = y.shape[0] > 0
+    a = 0
+    b = 0
+    n1 = 0
+    n1l = 0
+    for i in range(n):
+        r = rows[i]
+        if left[i]:
+            rows_left[a] = r
+            a += 1
+        else:
+            rows_right[b] = r
+            b += 1
+        if counted:
+            c = np.int64(y[r])
+            n1 += c
+            n1l += c * left[i]
+    return rows_left, rows_right, n1l, n1 - n1l
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
