@@ -303,10 +303,14 @@ def rule_sides(rule: str, X: np.ndarray, rows: np.ndarray, col_of: dict[str, int
             qop.append(code)
             qval.append(q.value)
     rows = np.asarray(rows, dtype=np.int64)
+    if y is not None and y.shape[0] != X.shape[0]:
+        raise PybsnsingValueError(f"{y.shape[0]} labels for {X.shape[0]} rows")
     pre = evaluate_rule(rest, NodeColumns(X, rows, col_of)) if rest else _NO_ANSWERS
     left, right, n1l, n1r = _packing.rule_sides(
         np.asfortranarray(X, dtype=np.float64), rows, _NO_LABELS if y is None else y,
         np.array(qcol, np.int64), np.array(qop, np.int64), np.array(qval, np.float64), pre)
+    if n1l < 0:
+        raise PybsnsingValueError(f"row ids outside 0..{X.shape[0] - 1}")
     return left, right, int(n1l), int(n1r)
 
 

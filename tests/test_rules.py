@@ -349,6 +349,11 @@ def test_rule_sides_bad_rule_and_unknown_column() -> None:
         rule_sides("a > 1 | zz < 2", X, rows, col_of)
     left, right, _, _ = rule_sides("a > 3 | b <= 1", X, rows, col_of)
     assert left.tolist() == [0, 2] and right.tolist() == [1]
+    for bad in ([0, 3], [-1]):  # row ids outside X: an error, not a read past its end
+        with pytest.raises(PybsnsingValueError, match="row ids outside"):
+            rule_sides("a > 3", X, np.array(bad, np.int64), col_of)
+    with pytest.raises(PybsnsingValueError, match="2 labels for 3 rows"):
+        rule_sides("a > 3", X, rows, col_of, np.zeros(2, np.uint8))
 
 
 def test_split_rule_without_quotes_splits_as_with_them() -> None:

@@ -366,8 +366,11 @@ def rule_sides(X, rows, y, qcol, qop, qval, pre):
 
     Returns ``(rows left, rows right, class-1 rows left, class-1 rows right)``, the rows
     in their order in ``rows``; the counts of the 0/1 labels ``y`` by row id (0 when
-    ``y`` is empty)."""
+    ``y`` is empty); class-1 count -1 and no rows when a row id is outside ``X``."""
     n = rows.shape[0]
+    for i in range(n):
+        if rows[i] < 0 or rows[i] >= X.shape[0]:
+            return np.empty(0, np.int64), np.empty(0, np.int64), -1, 0
     left = np.zeros(n, np.bool_)
     if pre.shape[0] == n:
         left[:] = pre
