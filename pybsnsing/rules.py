@@ -50,6 +50,8 @@ _INEQ_OPS = (">=", "<=", ">", "<")
 #: the comparisons that :func:`evaluate_question` answers on a numeric column by comparing
 #: its values with the question's number (:func:`numeric_comparison`)
 NUMERIC_OPS = (">", "<", ">=", "<=", "==")
+#: their comparisons, in that order (NaN compares FALSE)
+_NUMERIC_COMPARE = (np.greater, np.less, np.greater_equal, np.less_equal, np.equal)
 _NAME_RE = re.compile(r"[^\s=<>%'\"|!&()`]+")
 _INEQ_RE = re.compile(r" (>=|<=|>|<) (\S+)")
 
@@ -409,17 +411,9 @@ def evaluate_question(q: Question | str, col: Any) -> np.ndarray:
                 return _match_strings(kind, data, missing, [format_r(q.value)])
             # R: '>' not meaningful for factors -> NA -> FALSE
             return np.zeros(data.shape[0], dtype=bool)
-        v = q.value
+        compare = _NUMERIC_COMPARE[numeric_comparison(q)]
         with np.errstate(invalid="ignore"):
-            if q.op == ">":
-                return data > v
-            if q.op == "<":
-                return data < v
-            if q.op == ">=":
-                return data >= v
-            if q.op == "<=":
-                return data <= v
-            return data == v
+            return compare(data, q.value)
     if q.op == "==" and isinstance(q.value, str):  # a number was answered above
         return _match_strings(kind, data, missing, [q.value])
     return _match_strings(kind, data, missing, q.values)
