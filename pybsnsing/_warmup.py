@@ -80,13 +80,13 @@ def _warm_enum() -> None:
 
 
 def _warm_large_nodes() -> None:
-    """The kernels of large nodes only: the one-pass split of the sorted orders
+    """The kernels of large nodes only: the splits of the sorted orders
     (tree.Grower.partition, nodes of ``tree.PARTITION_KERNEL_MIN_ROWS`` rows or more) and
     the blocked Gram matrices (kernels.enum.gram_counts).
     :func:`warmup` compiles them; a first fit's compile child does not (about 2.5 s
     that a fit on small data would wait for): the first large node does."""
     from .kernels.enum import GRAM_BLOCK_WORK, gram_counts
-    from .kernels.packing import split_orders
+    from .kernels.packing import column_sides, split_by_sides, split_orders, split_orders_in_place
 
     X = np.zeros((64, -(-GRAM_BLOCK_WORK // 64**2)), np.uint64)
     gram_counts(X, False)
@@ -96,6 +96,13 @@ def _warm_large_nodes() -> None:
     split_orders(ordm, ordm.astype(np.float64),
                  np.packbits([True, False, True], bitorder="little"),
                  np.empty(4, np.int64), np.empty(2, np.int64), np.empty(4), np.empty(2))
+    bits = np.packbits([True, False, True], bitorder="little")
+    split_orders_in_place(ordm.ravel(), ordm.ravel().astype(np.float64), 2, bits, 2,
+                          np.empty(2, np.int64), np.empty(2))
+    sides = np.empty(6, np.uint8)
+    column_sides(ordm.ravel(), 2, bits, sides, 0, 2)
+    split_by_sides(ordm.ravel(), 2, sides, 2, np.empty(2, np.int64))
+    split_by_sides(ordm.ravel().astype(np.float64), 2, sides, 2, np.empty(2))
 
 
 def _warm_parallel() -> None:

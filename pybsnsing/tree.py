@@ -12,8 +12,8 @@ How a node is processed without per-node sorting or text work:
   order (global row ids; ``(p, nobs)`` int64).  A split partitions those lists
   stably, so a child's list is exactly the stable sort of the child's rows,
   which are kept in increasing row order as R keeps them -- ties in node
-  order, what R's stable ``order()`` gives. Large nodes keep their lists in two
-  buffers reused level after level (:class:`ListSlabs`);
+  order, what R's stable ``order()`` gives. Large nodes keep their lists in one
+  buffer, each node's children written within its block (:class:`ListSlabs`);
 * on large data, a node with a small share of its grower's rows gets a compact copy
   of its rows (:meth:`Grower.localize`): its subtree's kernels then gather from arrays
   of the node's size, not from the whole data (local row ids keep the global order,
@@ -96,10 +96,11 @@ VALUES_MIN_ROWS = 1 << 18
 #: with values, 5.5 GiB without; issue 19's bound is 6 GiB)
 VALUES_MAX_ENTRIES = 1 << 25
 #: trees of at most this many training values (rows x columns) keep the sorted lists of
-#: their large nodes in two reused buffers (:class:`ListSlabs`): they hold two levels for
-#: the whole fit, where fresh arrays free the lists of finished nodes (synthetic1m, 10
-#: million values: peak 758-868 -> 891-972 MiB, no page faults for the lists after the
-#: first two levels; 100 million: 5.6 -> 6.2 GiB, past the 6 GiB 10 million rows are given)
+#: their large nodes in one buffer held for the whole fit (:class:`ListSlabs`), where
+#: fresh arrays free the lists of finished nodes (measured with two such buffers:
+#: synthetic1m, 10 million values: peak 758-868 -> 891-972 MiB, no page faults for the
+#: lists after the first two levels; 100 million: 5.6 -> 6.2 GiB, past the 6 GiB 10
+#: million rows are given)
 SLABS_MAX_ENTRIES = 1 << 25
 
 #: solvers that search bit-packed columns (the numba ENUM kernels)
@@ -315,54 +316,63 @@ def rule_sides(rule: str, X: np.ndarray, rows: np.ndarray, col_of: dict[str, int
 
 
 class ListSlabs:
-    """Two pairs of flat buffers that hold the sorted lists (and values) of every large
-    node of a tree, reused level after level instead of fresh arrays for every split
-    (fresh memory costs a page fault per page on first touch).
+    """One flat buffer that holds the sorted lists of every large node of a tree (and
+    one for their values), each node's children written within the node's own block
+    (:func:`~pybsnsing.kernels.packing.split_orders_in_place`), instead of fresh arrays
+    for every split (fresh memory costs a page fault per page on first touch).
 
     Rows of the root are positions ``0..n-1``; a node holds a contiguous range
     ``[s, s + m)`` of them and its lists, (p, m) C-ordered, are the block
-    ``[p s, p (s + m))`` of one buffer. Its children split the range (left first) and
-    their lists are the blocks of the same range in the other buffer. A block is written
-    again only by the node's grandchildren, which exist after the node is done; nodes of
-    one level hold disjoint ranges, so nodes may be split concurrently."""
+    ``[p s, p (s + m))`` of the buffer. Its children split the range (left first): their
+    lists are the two parts of the block, written there when the node is split (its own
+    lists are not read afterwards). The smaller child's lists wait in a stash of half the
+    buffer's size meanwhile, the node's part of it starting at ``p s // 2`` (at most
+    ``p m // 2`` long). Nodes being split hold disjoint ranges, so they may be split
+    concurrently. (Two buffers, the children written to the other one, held 80 MiB more
+    on synthetic1m and took 40,000 more page faults.)"""
 
     def __init__(self, p: int, n: int, values: bool) -> None:
         self.p = p
-        self.orders = (streamed_array(p * n, np.int64), streamed_array(p * n, np.int64))
-        self.values = ((streamed_array(p * n, np.float64), streamed_array(p * n, np.float64))
-                       if values else None)
+        self.orders = streamed_array(p * n, np.int64)
+        self.stash = streamed_array(max(p * n // 2, 1), np.int64)
+        self.values: np.ndarray | None = None
+        self.stash_values: np.ndarray | None = None
+        if values:
+            self.values = streamed_array(p * n, np.float64)
+            self.stash_values = streamed_array(max(p * n // 2, 1), np.float64)
 
     def root(self) -> SortedLists:
-        """The root's (p, n) lists and values (None without values): the first buffers."""
+        """The root's (p, n) lists and values (None without values): the buffers."""
         p = self.p
-        return (self.orders[0].reshape(p, -1),
-                None if self.values is None else self.values[0].reshape(p, -1))
+        return (self.orders.reshape(p, -1),
+                None if self.values is None else self.values.reshape(p, -1))
 
     def drop_unused_values(self, queue: Iterable[_Task]) -> None:
         """Let the value buffers go once no queued node carries values (only the nodes
         of growers of many rows do, :meth:`Grower.keeps_values`: the top levels); nodes
-        being split meanwhile keep theirs alive and write their children's values, if
-        any, to fresh arrays."""
+        being split meanwhile keep their block alive and split it in place with a stash
+        of their own."""
         if self.values is not None and all(t.ordv is None for t in queue):
-            self.values = None
+            self.values = self.stash_values = None
 
     def holds(self, lists: np.ndarray) -> bool:
-        """Whether ``lists`` is a block of the order buffers."""
-        return any(lists.base is b for b in self.orders)
+        """Whether ``lists`` is a block of the order buffer."""
+        return lists.base is self.orders
 
-    @staticmethod
-    def children_block(lists: np.ndarray | None,
-                       pair: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray | None:
-        """Where the children of the node with (p, m) ``lists`` go: the flat block of
-        ``p m`` elements at the same place of the other buffer of ``pair``; None when
-        ``lists`` is not a block of ``pair``."""
-        if lists is None or pair is None:
-            return None
-        for k in range(2):
-            if lists.base is pair[k]:
-                at = (lists.ctypes.data - pair[k].ctypes.data) // pair[k].itemsize
-                return pair[1 - k][at:at + lists.size]
-        return None
+    def stashes(self, lists: np.ndarray, values: np.ndarray | None, count: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """The stash of ``count`` elements of the node whose lists are the block
+        ``lists`` of the order buffer, and of its values ``values`` (an empty array for
+        None; a fresh one when the values are not the same block of the value buffer)."""
+        at = (lists.ctypes.data - self.orders.ctypes.data) // self.orders.itemsize
+        stash = self.stash[at // 2: at // 2 + count]
+        if values is None:
+            return stash, np.empty(0, np.float64)
+        buf = self.values
+        if (buf is not None and self.stash_values is not None and values.base is buf
+                and values.ctypes.data - buf.ctypes.data == at * buf.itemsize):
+            return stash, self.stash_values[at // 2: at // 2 + count]
+        return stash, streamed_array(count, np.float64)
 
 
 class PackScratch(threading.local):
@@ -567,31 +577,55 @@ class Grower:
         """Split the node's sorted lists ``ordm`` and their values ``ordv`` (None: none)
         into the children's (stable: ties keep order): ``((left ordm, left ordv), (right
         ordm, right ordv))``; ``(None, None)`` for a child not wanted, ``(ordm, None)``
-        without values. ``helper``: an idle thread pool that splits the second half of the
-        columns of a large node meanwhile."""
+        without values. A node whose lists are a block of :attr:`slabs` is split within
+        that block (with ``helper``, an idle thread pool: the sides of half of the
+        columns there, then the values there while this thread splits the lists);
+        another large node's children get fresh arrays (with ``helper``: the second half
+        of the columns split there)."""
         p, n = ordm.shape
         g = self.gmask
         g[rows_left] = True
         nl = rows_left.shape[0]
         if n >= PARTITION_KERNEL_MIN_ROWS:  # one numba pass
             valued = ordv is not None
-            slabs = self.slabs
-            out = ListSlabs.children_block(ordm, None if slabs is None else slabs.orders)
-            out_v = ListSlabs.children_block(ordv, None if slabs is None else slabs.values)
-            left, right = _two_blocks(out, p, nl, n, np.int64)
-            if valued:
-                left_v, right_v = _two_blocks(out_v, p, nl, n, np.float64)
-            else:
-                left_v = right_v = np.empty(0, np.float64)
             bits = np.packbits(g, bitorder="little")
             g[rows_left] = False
-            args = (ordm, kernel_values(ordv), bits, left, right, left_v, right_v)
-            h = p // 2 if helper is not None else 0
-            if h:  # each half is split on its own: its lists, its blocks
-                rest = helper.submit(_packing.split_orders, *_column_half(args, h, nl, n, False))
-                ok = _packing.split_orders(*_column_half(args, h, nl, n, True)) & rest.result()
+            if self.slabs is not None and self.slabs.holds(ordm):  # within its block
+                lists = ordm.reshape(-1)
+                vals = kernel_values(ordv).reshape(-1) if valued else np.empty(0, np.float64)
+                stash, stash_v = self.slabs.stashes(ordm, ordv, p * min(nl, n - nl))
+                if helper is None:
+                    ok = _packing.split_orders_in_place(lists, vals, p, bits, nl, stash,
+                                                        stash_v)
+                else:  # the sides, a half of the columns each; the lists and the values
+                    sides = np.empty(p * n, np.uint8)
+                    half = helper.submit(_packing.column_sides, lists, p, bits, sides,
+                                         p // 2, p)
+                    _packing.column_sides(lists, p, bits, sides, 0, p // 2)
+                    half.result()
+                    other = (helper.submit(_packing.split_by_sides, vals, p, sides, nl,
+                                           stash_v) if valued else None)
+                    ok = _packing.split_by_sides(lists, p, sides, nl, stash)
+                    ok = ok and (other is None or other.result())
+                left, right = lists[:p * nl], lists[p * nl:]
+                left_v, right_v = vals[:p * nl], vals[p * nl:]
             else:
-                ok = _packing.split_orders(*args)
+                left, right = streamed_array(p * nl, np.int64), streamed_array(
+                    p * (n - nl), np.int64)
+                if valued:
+                    left_v = streamed_array(p * nl, np.float64)
+                    right_v = streamed_array(p * (n - nl), np.float64)
+                else:
+                    left_v = right_v = np.empty(0, np.float64)
+                args = (ordm, kernel_values(ordv), bits, left, right, left_v, right_v)
+                h = p // 2 if helper is not None else 0
+                if h:  # each half is split on its own: its lists, its blocks
+                    rest = helper.submit(_packing.split_orders,
+                                         *_column_half(args, h, nl, n, False))
+                    ok = _packing.split_orders(*_column_half(args, h, nl, n, True)) & \
+                        rest.result()
+                else:
+                    ok = _packing.split_orders(*args)
             if not ok:  # (a node's sorted lists hold its rows: never expected)
                 raise RuntimeError("partition: the sorted lists do not hold the node's rows")
             sides = ((left, left_v, nl, want_left), (right, right_v, n - nl, want_right))
@@ -798,15 +832,6 @@ def _column_half(args: tuple, h: int, nl: int, n: int, first: bool) -> tuple:
     return (ordm[rows], ordv[rows] if valued else ordv, bits, part(left, nl),
             part(right, n - nl), part(left_v, nl) if valued else left_v,
             part(right_v, n - nl) if valued else right_v)
-
-
-def _two_blocks(out: np.ndarray | None, p: int, nl: int, n: int, dtype: type
-                ) -> tuple[np.ndarray, np.ndarray]:
-    """The flat (p, nl) and (p, n - nl) blocks of two children: the halves of ``out``
-    (a slab's block of ``p n`` elements), or fresh arrays when ``out`` is None."""
-    if out is None:
-        return streamed_array(p * nl, dtype), streamed_array(p * (n - nl), dtype)
-    return out[:p * nl], out[p * nl:]
 
 
 def find_rule(X: np.ndarray, names: list[str], y: np.ndarray, target: int,
@@ -1034,8 +1059,8 @@ def _near_peak(margin: int = 0) -> bool:
 
 #: a node of at least this many rows split while no other node is being split or waits
 #: (the root) has a helper thread: its external questions made and packed there
-#: meanwhile, or with internal questions only half of their packing; and half of the
-#: columns of its partition. Its own kernels may use all numba threads.
+#: meanwhile, or with internal questions only half of their packing; and half of its
+#: partition (:meth:`Grower.partition`). Its own kernels may use all numba threads.
 HELPER_MIN_ROWS = 1 << 16
 
 #: a child holding at most 1/LOCAL_SHRINK of its grower's rows, where the grower holds at

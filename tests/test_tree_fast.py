@@ -446,8 +446,12 @@ def test_value_buffers_go_once_no_queued_node_carries_values():
     slabs.drop_unused_values([without, with_values])
     assert slabs.values is not None
     slabs.drop_unused_values([without])
-    assert slabs.values is None and slabs.orders is not None
-    assert T.ListSlabs.children_block(ordv, slabs.values) is None
+    assert slabs.values is None and slabs.stash_values is None
+    assert slabs.orders is not None and slabs.stash is not None
+    # a node still holding values of the dropped buffer gets a stash of its own
+    stash, stash_v = slabs.stashes(ordm[:, :4], ordv[:, :4], 3)
+    assert stash.base is slabs.stash and stash_v.shape == (3,)
+    assert not np.shares_memory(stash_v, ordv)
 
 
 def test_structural_groups_wide_and_extreme_ids():
@@ -464,3 +468,109 @@ def test_structural_groups_wide_and_extreme_ids():
         assert structural_groups(far, dire).tolist() == compact
     ids, status = group_ids(np.array([4, 9], np.int64), np.array([-1, -1], np.int64))
     assert status == GROUPS_OK and ids.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_split_orders_in_place_equals_the_numpy_split(seed):
+    """kernels.packing.split_orders_in_place: the node's block becomes its children's
+    sorted lists (and values), left block first, as the boolean-mask split gives them,
+    in both directions (the smaller side stashed: forward when the right side is the
+    smaller, backward when the left is); the stash is written only within
+    ``p * min(nl, m - nl)`` elements and a column with another count of left ids is
+    reported."""
+    from pybsnsing.kernels.packing import (
+        IN_PLACE_CHUNK,
+        column_sides,
+        split_by_sides,
+        split_orders_in_place,
+    )
+
+    rng = np.random.default_rng(seed)
+    # (every fourth: columns of several chunks of looked-up sides)
+    top = 3 * IN_PLACE_CHUNK if seed % 4 == 3 else 400
+    p, m = int(rng.integers(1, 6)), int(rng.integers(1, top))
+    n = m + int(rng.integers(0, 50))  # row ids of the grower: the node holds m of them
+    ids = rng.choice(n, m, replace=False)
+    ordm = np.stack([ids[rng.permutation(m)] for _ in range(p)]).astype(np.int64)
+    ordv = ordm * 0.5 - 3.0
+    frac = [0.0, 1.0, rng.uniform()][seed % 3]
+    mask = np.zeros(n, bool)
+    mask[ids[rng.random(m) < frac]] = True
+    bits = np.packbits(mask, bitorder="little")
+    nl = int(mask[ids].sum())
+    k = p * min(nl, m - nl)
+    sel = mask[ordm]
+    want = np.concatenate([ordm[sel], ordm[~sel]])
+    for valued in (True, False):
+        lists, vals = ordm.ravel().copy(), ordv.ravel().copy() if valued else np.empty(0)
+        stash = np.full(k + 5, -7, np.int64)
+        stash_v = np.full(k + 5, -7.0)
+        assert split_orders_in_place(lists, vals, p, bits, nl, stash[:k],
+                                     stash_v[:k] if valued else np.empty(0))
+        assert np.array_equal(lists, want)
+        assert np.array_equal(lists[: p * nl].reshape(p, nl), ordm[sel].reshape(p, nl))
+        assert (stash[k:] == -7).all() and (stash_v[k:] == -7.0).all()
+        if valued:
+            assert np.array_equal(vals, want * 0.5 - 3.0)
+        # the same in two steps (kernels.packing.column_sides, split_by_sides)
+        sides = np.zeros(p * m, np.uint8)
+        column_sides(ordm.ravel(), p, bits, sides, 0, p // 2)
+        column_sides(ordm.ravel(), p, bits, sides, p // 2, p)
+        assert np.array_equal(sides, mask[ordm.ravel()])
+        for arr, expect in ((ordm.ravel().copy(), want), (ordv.ravel().copy(), want * 0.5 - 3.0)):
+            stash = np.full(k + 5, -7, arr.dtype)
+            assert split_by_sides(arr, p, sides, nl, stash[:k])
+            assert np.array_equal(arr, expect) and (stash[k:] == -7).all()
+        # a wrong count of left ids, or a stash too short: reported
+        if 0 < nl:
+            assert not split_orders_in_place(ordm.ravel().copy(), np.empty(0), p, bits,
+                                             nl - 1, np.empty(p * m, np.int64), np.empty(0))
+        if k:
+            assert not split_orders_in_place(ordm.ravel().copy(), np.empty(0), p, bits, nl,
+                                             stash[: k - 1], np.empty(0))
+            assert not split_by_sides(ordm.ravel().copy(), p, sides, nl - 1, stash)
+            assert not split_by_sides(ordm.ravel().copy(), p, sides, nl, stash[: k - 1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_nodes_split_within_the_buffer_block(seed, monkeypatch):
+    """Grower.partition of nodes whose lists are blocks of the tree's buffer
+    (tree.ListSlabs): each child's lists and values are the boolean-mask split's, written
+    within the node's block (left part first); adjacent nodes' stashes do not overlap, so
+    the two nodes of a level split in turn from the same buffer give the same children
+    as each split alone."""
+    import pybsnsing.tree as T
+    from pybsnsing.questions import sorted_values
+
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(60, 2000)), int(rng.integers(1, 6))
+    X = np.round(rng.normal(size=(n, p)), 1)
+    g = T.Grower(X, [f"x{j}" for j in range(p)], rng.integers(0, 2, n), bscontrol(), 1)
+    g.slabs = T.ListSlabs(p, n, True)
+    monkeypatch.setattr(T, "PARTITION_KERNEL_MIN_ROWS", 1)
+    ordm, ordv = g.root_lists(True)
+    assert g.slabs.holds(ordm)
+    rows_left = np.flatnonzero(rng.random(n) < rng.uniform(0.05, 0.95))
+    ref = [(o.copy(), v.copy()) for o, v in g.partition(ordm.copy(), ordv.copy(),
+                                                        rows_left, True, True)]
+    if seed % 2:  # the root's way: the sides and the values in a helper thread
+        with _CountingPool() as pool:
+            got = g.partition(ordm, ordv, rows_left, True, True, helper=pool)
+            assert pool.submitted == 2
+    else:
+        got = g.partition(ordm, ordv, rows_left, True, True)
+    for (o, v), (ro, rv) in zip(got, ref, strict=True):
+        assert g.slabs.holds(o) and v.base is g.slabs.values
+        assert np.array_equal(o, ro) and np.array_equal(v, rv)
+        assert np.array_equal(v, sorted_values(g.X, o))
+    assert got[0][0].ctypes.data == g.slabs.orders.ctypes.data  # the block's left part
+    # the next level: both children split, each within its own part of the buffer
+    children = [(o, v, np.sort(o[0])) for o, v in got]
+    expect, cuts = [], []
+    for o, v, rows in children:
+        cut = rows[rng.random(rows.shape[0]) < 0.5]
+        cuts.append(cut)
+        expect.append(g.partition(o.copy(), v.copy(), cut, True, True))
+    for (o, v, _), cut, want in zip(children, cuts, expect, strict=True):
+        for (a, b), (c, d) in zip(g.partition(o, v, cut, True, True), want, strict=True):
+            assert g.slabs.holds(a) and np.array_equal(a, c) and np.array_equal(b, d)

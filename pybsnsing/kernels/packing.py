@@ -13,7 +13,9 @@ question sources of the tree write into that layout without an n x m matrix:
   :func:`pack_cuts` packs);
 * questions given as a dense 0/1 matrix (R's rpart through rpy2; :func:`pack_dense_into`).
 
-:func:`split_orders` splits a large node's sorted orders into its children's;
+:func:`split_orders` splits a large node's sorted orders into its children's
+(:func:`split_orders_in_place` within the node's own block; :func:`column_sides` and
+:func:`split_by_sides` the same in two threads);
 :func:`rule_sides` splits a node's rows by the numeric comparisons of its rule.
 """
 
@@ -352,6 +354,165 @@ def _split_one_side(ordm, ordv, left_bits, out, out_v, to_left, valued):
                 out_v[j * n + i] = ordv[j, i]
     return True
 
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _move_part(arr, stash, src, lo, hi, a, b, last, sides, s0, forward):
+    """Elements ``lo <= i < hi`` of the column ``arr[src:]`` of a block split in place
+    (:func:`split_orders_in_place`; backward: from ``hi - 1`` down), ``sides[s0 + i - lo]``
+    the side of element ``i`` (1: left). Forward: left elements written from ``arr[a]``
+    on, right ones stashed from ``stash[b]`` on; backward: right elements written from
+    ``arr[b]`` down, left ones stashed from ``stash[a]`` down. Each element goes to both
+    places without a branch, the stash slot clamped to ``last`` (forward) or 0.
+    Returns the moved ``(a, b)``."""
+    if forward:
+        for i in range(lo, hi):
+            x = arr[src + i]
+            bit = sides[s0 + i - lo]
+            arr[a] = x
+            stash[b if b < last else last] = x
+            a += bit
+            b += 1 - bit
+    else:
+        for i in range(hi - 1, lo - 1, -1):
+            x = arr[src + i]
+            bit = sides[s0 + i - lo]
+            arr[b] = x
+            stash[a if a > 0 else 0] = x
+            a -= bit
+            b -= 1 - bit
+    return a, b
+
+
+#: elements of a column whose sides :func:`split_orders_in_place` looks up at a time
+#: (then moves them while they are in the cache)
+IN_PLACE_CHUNK = 4096
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _block_plan(size, p, nl, stash):
+    """``(m, nr, k, ok)`` of a block of ``size`` elements split in place into ``nl`` and
+    ``m - nl`` per column with a stash of ``stash`` (``ok``: the sizes fit, the stash
+    holds ``p * k`` elements, ``k = min(nl, nr)``)."""
+    m = size // p if p > 0 else 0
+    nr = m - nl
+    k = nl if nl < nr else nr
+    ok = nl >= 0 and nr >= 0 and m * p == size and stash.shape[0] >= p * k
+    return m, nr, k, ok
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _finish_block(arr, stash, p, nl, nr, keep):
+    """The end of a block split in place: the stashed side (its clamped slot restored to
+    ``keep``) copied to its place: after the left block (forward, the right side
+    stashed) or before the right one."""
+    k = nl if nl < nr else nr
+    if nr <= nl:
+        stash[p * k - 1] = keep
+        arr[p * nl:] = stash[:p * nr]
+    else:
+        stash[0] = keep
+        arr[:p * nl] = stash[:p * nl]
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def split_orders_in_place(lists, vals, p, left_bits, nl, stash, stash_v):
+    """:func:`split_orders` within the node's own block: ``lists``, its (p, m) sorted
+    orders given flat (C order), becomes the (p, nl) block of its left child followed by
+    the (p, m - nl) block of its right child; ``vals`` (same length, or empty: none)
+    likewise. The smaller side is kept in ``stash`` (and ``stash_v``) meanwhile, of at
+    least ``p * min(nl, m - nl)`` elements; nothing past that is written. One pass per
+    column, the sides of its ids looked up a chunk at a time (:data:`IN_PLACE_CHUNK`)
+    before the chunk is moved: with the right side the smaller, forward (each left id
+    written at or before the position just read), else backward (each right id written
+    at or after it). Returns False when a column does not hold
+    ``nl`` ids whose bit is set (the block is then garbage)."""
+    size = lists.shape[0]
+    valued = vals.shape[0] > 0
+    m, nr, k, ok = _block_plan(size, p, nl, stash)
+    if not ok or (valued and (vals.shape[0] != size or stash_v.shape[0] < p * k)):
+        return False
+    forward = nr <= nl
+    last = p * k - 1
+    keep = lists[0] if size > 0 else 0
+    keep_v = 0.0
+    if k > 0:  # the element whose stash slot gets clamped over, in its intact column
+        j = p - 1 if forward else 0
+        i = m - 1 if forward else 0
+        while packed_bit(left_bits, lists[j * m + i]) != (0 if forward else 1):
+            i += -1 if forward else 1
+            if not 0 <= i < m:
+                return False
+        keep = lists[j * m + i]
+        keep_v = vals[j * m + i] if valued else 0.0
+    sides = np.empty(min(m, IN_PLACE_CHUNK), np.uint8)
+    for step in range(p):
+        j = step if forward else p - 1 - step
+        src = j * m
+        a = j * nl if forward else (j + 1) * nl - 1
+        b = j * nr if forward else p * nl + (j + 1) * nr - 1
+        count = 0
+        for c in range(0, m, IN_PLACE_CHUNK):
+            lo = c if forward else max(m - c - IN_PLACE_CHUNK, 0)
+            hi = min(c + IN_PLACE_CHUNK, m) if forward else m - c
+            for i in range(lo, hi):
+                bit = packed_bit(left_bits, lists[src + i])
+                sides[i - lo] = bit
+                count += bit
+            if k > 0:
+                a2, b2 = _move_part(lists, stash, src, lo, hi, a, b, last, sides, 0, forward)
+                if valued:
+                    _move_part(vals, stash_v, src, lo, hi, a, b, last, sides, 0, forward)
+                a, b = a2, b2
+        if count != nl:
+            return False
+    if k > 0:
+        _finish_block(lists, stash, p, nl, nr, keep)
+        if valued:
+            _finish_block(vals, stash_v, p, nl, nr, keep_v)
+    return True
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def column_sides(lists, p, left_bits, sides, j0, j1):
+    """The side of every id in columns ``j0 <= j < j1`` of a node's (p, m) sorted orders
+    ``lists`` (flat, C order): ``sides[k]`` is the bit of ``lists[k]`` in ``left_bits``
+    (1: left). Calls on disjoint column ranges may run concurrently."""
+    m = lists.shape[0] // p
+    for k in range(j0 * m, j1 * m):
+        sides[k] = packed_bit(left_bits, lists[k])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def split_by_sides(arr, p, sides, nl, stash):
+    """:func:`split_orders_in_place` of one array, the sides of its elements given
+    (:func:`column_sides` of the node's sorted orders): the node's sorted orders and its
+    sorted values may then be split at the same time, in two threads. Returns False when
+    a column does not hold ``nl`` left elements."""
+    size = arr.shape[0]
+    m, nr, k, ok = _block_plan(size, p, nl, stash)
+    if not ok or sides.shape[0] != size:
+        return False
+    for j in range(p):
+        count = 0
+        for i in range(j * m, (j + 1) * m):
+            count += sides[i]
+        if count != nl:
+            return False
+    if k == 0:
+        return True
+    forward = nr <= nl
+    i = size - 1 if forward else 0  # the element whose stash slot gets clamped over
+    while sides[i] != (0 if forward else 1):
+        i += -1 if forward else 1
+    keep = arr[i]
+    last = p * k - 1
+    for step in range(p):
+        j = step if forward else p - 1 - step
+        a = j * nl if forward else (j + 1) * nl - 1
+        b = j * nr if forward else p * nl + (j + 1) * nr - 1
+        _move_part(arr, stash, j * m, 0, m, a, b, last, sides, j * m, forward)
+    _finish_block(arr, stash, p, nl, nr, keep)
+    return True
 
 #: comparison codes of :func:`rule_sides` (:data:`pybsnsing.rules.NUMERIC_OPS` order)
 OP_GT, OP_LT, OP_GE, OP_LE, OP_EQ = 0, 1, 2, 3, 4
