@@ -383,6 +383,17 @@ def _move_part(arr, stash, src, lo, hi, a, b, last, sides, s0, forward):
     return a, b
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _column_start(j, p, nl, nr, forward):
+    """Where column ``j`` of a block split in place (:func:`_move_part`) starts writing:
+    ``(a, b)``; forward, its left elements' first slot in the block and its right
+    elements' first stash slot; backward, its left elements' last stash slot and its
+    right elements' last slot in the block."""
+    if forward:
+        return j * nl, j * nr
+    return (j + 1) * nl - 1, p * nl + (j + 1) * nr - 1
+
+
 #: elements of a column whose sides :func:`split_orders_in_place` looks up at a time
 #: (then moves them while they are in the cache)
 IN_PLACE_CHUNK = 4096
@@ -448,8 +459,7 @@ def split_orders_in_place(lists, vals, p, left_bits, nl, stash, stash_v):
     for step in range(p):
         j = step if forward else p - 1 - step
         src = j * m
-        a = j * nl if forward else (j + 1) * nl - 1
-        b = j * nr if forward else p * nl + (j + 1) * nr - 1
+        a, b = _column_start(j, p, nl, nr, forward)
         count = 0
         for c in range(0, m, IN_PLACE_CHUNK):
             lo = c if forward else max(m - c - IN_PLACE_CHUNK, 0)
@@ -508,11 +518,11 @@ def split_by_sides(arr, p, sides, nl, stash):
     last = p * k - 1
     for step in range(p):
         j = step if forward else p - 1 - step
-        a = j * nl if forward else (j + 1) * nl - 1
-        b = j * nr if forward else p * nl + (j + 1) * nr - 1
+        a, b = _column_start(j, p, nl, nr, forward)
         _move_part(arr, stash, j * m, 0, m, a, b, last, sides, j * m, forward)
     _finish_block(arr, stash, p, nl, nr, keep)
     return True
+
 
 #: comparison codes of :func:`rule_sides` (:data:`pybsnsing.rules.NUMERIC_OPS` order)
 OP_GT, OP_LT, OP_GE, OP_LE, OP_EQ = 0, 1, 2, 3, 4
