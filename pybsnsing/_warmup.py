@@ -82,11 +82,13 @@ def _warm_enum() -> None:
 def _warm_large_nodes() -> None:
     """The kernels of large nodes only: the splits of the sorted orders
     (tree.Grower.partition, nodes of ``tree.PARTITION_KERNEL_MIN_ROWS`` rows or more) and
-    the blocked Gram matrices (kernels.enum.gram_counts).
+    the blocked Gram matrices (kernels.enum.gram_counts), the root's sort of columns of
+    ``questions.FAST_SORT_MIN`` values or more (kernels.sort.radix_argsort).
     :func:`warmup` compiles them; a first fit's compile child does not (about 2.5 s
     that a fit on small data would wait for): the first large node does."""
     from .kernels.enum import GRAM_BLOCK_WORK, gram_counts
     from .kernels.packing import column_sides, split_by_sides, split_orders, split_orders_in_place
+    from .kernels.sort import radix_argsort
 
     X = np.zeros((64, -(-GRAM_BLOCK_WORK // 64**2)), np.uint64)
     gram_counts(X, False)
@@ -103,6 +105,7 @@ def _warm_large_nodes() -> None:
     column_sides(ordm.ravel(), 2, bits, sides, 0, 2)
     split_by_sides(ordm.ravel(), 2, sides, 2, np.empty(2, np.int64))
     split_by_sides(ordm.ravel().astype(np.float64), 2, sides, 2, np.empty(2))
+    radix_argsort(np.array([1.0, 0.0]), np.empty(2, np.int64), np.empty(2))  # the root's sort
 
 
 def _warm_parallel() -> None:

@@ -93,6 +93,7 @@ if TYPE_CHECKING:
 
 _k = LazyKernels("rpart")
 _packing = LazyKernels("packing")
+_sort = LazyKernels("sort")
 
 __all__ = [
     "ExternalQuestion",
@@ -173,7 +174,7 @@ def _order_matrix(xt: np.ndarray, orders: Sequence[np.ndarray | None] | None) ->
     if orders is None:
         # any ascending order will do: tied columns are re-sorted by rpart's
         # own quicksort. A radix sort beats NumPy's argsort from ~1000 rows on.
-        return _k.argsort_rows(xt) if n >= _RADIX_MIN_N else np.argsort(xt, axis=1)
+        return _sort.argsort_rows(xt) if n >= _RADIX_MIN_N else np.argsort(xt, axis=1)
     if len(orders) != p:
         raise PybsnsingValueError(f"{len(orders)} orders given for {p} columns")
     out = np.empty((p, n), dtype=np.int64)

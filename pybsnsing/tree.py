@@ -558,7 +558,7 @@ class Grower:
             ordv = streamed_array(p * n, np.float64).reshape(p, n) if values else None
 
         def sort(j: int) -> None:
-            ordm[j] = stable_argsort(self.X[:, j], None if ordv is None else ordv[j])
+            stable_argsort(self.X[:, j], None if ordv is None else ordv[j], out=ordm[j])
 
         width = min(p, int(numba.get_num_threads())) if n >= CONCURRENT_MIN_ROWS else 1
         if width > 1:

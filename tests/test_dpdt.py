@@ -317,7 +317,7 @@ def test_cart_generator_is_cart_fit():
     """The generator's depth-first CART (gathered values, boundary points only) gives
     the split nodes of cart_fit's tree (plain scan of every cut), in pre-order."""
     from pybsnsing.kernels import dpdt as K
-    from pybsnsing.kernels.rpart import argsort_rows
+    from pybsnsing.kernels.sort import argsort_rows
 
     rng = np.random.default_rng(2)
     for trial in range(40):

@@ -180,6 +180,47 @@ def test_stable_argsort_is_numpys_stable_argsort(seed, monkeypatch):
         assert values.tobytes() == x[want].tobytes()
 
 
+def _bits(u: int) -> float:
+    """The double with IEEE bit pattern ``u``."""
+    return float(np.array([u], np.uint64).view(np.float64)[0])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_radix_argsort_kernel(seed):
+    """The root's radix sort on doubles that stress its keys: both zeros, NaNs with a
+    sign and payloads, infinities, subnormals, constant columns (every pass skipped),
+    integer-valued columns (low digits skipped), one pass only; the order is numpy's
+    stable one and the sorted values are ``x``'s bits, NaN payloads and zero signs
+    kept; an empty ``values`` is not written."""
+    from pybsnsing.kernels.sort import radix_argsort
+
+    rng = np.random.default_rng(900 + seed)
+    odd = np.array([0.0, -0.0, np.nan, _bits(0xFFF8000000000123), _bits(0x7FF0000000000001),
+                    np.inf, -np.inf, 5e-324, -5e-324, 1.0, -1.0, 2.0**-1074 * 3])
+    for _ in range(200):
+        n = int(rng.choice([0, 1, 2, 3, 17, 256, 257, 3000]))
+        kind = int(rng.integers(0, 5))
+        if kind == 0:
+            x = rng.normal(size=n) * 10.0 ** rng.integers(-300, 300)
+        elif kind == 1:
+            x = rng.choice(odd, n)
+        elif kind == 2:
+            x = np.full(n, float(rng.choice(odd)))
+        elif kind == 3:
+            x = rng.integers(-2000, 2000, n).astype(float)
+        else:  # keys differing in the lowest digit only
+            x = 1.0 + rng.integers(0, 200, n) * np.spacing(1.0)
+        want = np.argsort(x, kind="stable")
+        order = np.full(n, -1, np.int64)
+        values = np.full(n, 7.0)
+        radix_argsort(x, order, values)
+        assert np.array_equal(order, want)
+        assert values.tobytes() == x[want].tobytes()
+        order[:] = -1
+        radix_argsort(x, order, np.empty(0))
+        assert np.array_equal(order, want)
+
+
 def _equal_cut_node(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
     """A column of consecutive doubles where neighbouring midpoints round to the same
     double (runs of equal cuts) and labels that change often (many cuts to thin)."""

@@ -21,7 +21,7 @@ __all__ = ["COMPILE_SECONDS", "compile_message"]
 #: the kernels a first use needs: a default two-class fit, and the MurTree solver
 COMPILE_SECONDS = {"tree": 7, "optimal": 10}
 
-_GROUPS = {"binarize": "tree", "enum": "tree", "packing": "tree", "rpart": "tree",
+_GROUPS = {"binarize": "tree", "enum": "tree", "packing": "tree", "rpart": "tree", "sort": "tree",
            "murtree": "optimal",
            "dpdt": "optimal"}
 _announced: set[str] = set()

@@ -227,7 +227,7 @@ class _ThresholdSpace(_CartSpace):
 
     def __init__(self, X, codes, C, rnd, cart_depth, cart_leaves, min_leaf, criterion,
                  last_split="best"):
-        from ..kernels.rpart import argsort_rows
+        from ..kernels.sort import argsort_rows
 
         super().__init__(X.shape[0], codes, C, rnd, cart_depth, cart_leaves, min_leaf,
                          criterion, last_split)
@@ -1412,7 +1412,7 @@ def cart_fit(X: Any, y: Any, max_depth: int = 3, criterion: str = "entropy",
     ``max_depth``): the tree whose subtrees DPDT with ``tests="cart"`` provably beats
     (the paper's Proposition 2)."""
     from ..kernels import dpdt as K
-    from ..kernels.rpart import argsort_rows
+    from ..kernels.sort import argsort_rows
 
     A, names = _as_matrix(X)
     if feature_names is not None:
