@@ -946,11 +946,20 @@ def stable_argsort(x: np.ndarray, values: np.ndarray | None = None,
     (optional, int64, ``x``'s length): receives the order, which is returned."""
     x = np.asarray(x)
     n = x.shape[0]
+    for a, what in ((values, "values"), (out, "out")):
+        if a is not None and a.shape != (n,):
+            raise ValueError(f"{what} has shape {a.shape}, the sort {(n,)}")
     if (n >= FAST_SORT_MIN and x.dtype == np.float64 and n < _sort_kernels.RADIX_MAX_ROWS):
-        o = np.empty(n, np.int64) if out is None else out
+        o = out if _kernel_ready(out, np.int64) else np.empty(n, np.int64)
+        v = values if values is None or _kernel_ready(values, np.float64) else np.empty(n)
         _sort_kernels.radix_argsort(np.ascontiguousarray(x), o,
-                                    _NO_SORTED_VALUES if values is None else values)
-        return o
+                                    _NO_SORTED_VALUES if v is None else v)
+        if v is not values:
+            values[...] = v
+        if out is None or o is out:
+            return o
+        out[...] = o
+        return out
     if n < FAST_SORT_MIN or x.dtype.kind not in "fiu" or n > 3_000_000_000:
         o = np.argsort(x, kind="stable")
     else:
@@ -987,6 +996,11 @@ def _repaired_argsort(x: np.ndarray, values: np.ndarray | None) -> np.ndarray:
 
 #: "no sorted values" for the radix sort
 _NO_SORTED_VALUES = np.empty(0, np.float64)
+
+
+def _kernel_ready(a: np.ndarray | None, dtype: type) -> bool:
+    """Whether the kernels can write ``a`` in place (given, C-contiguous, ``dtype``)."""
+    return a is not None and a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable
 
 
 #: "no sorted values" for the kernels that take them (they then read the values by row id)

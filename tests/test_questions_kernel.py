@@ -178,6 +178,14 @@ def test_stable_argsort_is_numpys_stable_argsort(seed, monkeypatch):
         assert np.array_equal(Q.stable_argsort(x, values), want)
         # the sorted values bit for bit (the sign of a zero, NaNs in place)
         assert values.tobytes() == x[want].tobytes()
+        # strided outputs (columns of row-major buffers) are written too
+        vbuf = np.zeros((x.shape[0], 2), x.dtype)
+        obuf = np.zeros((x.shape[0], 2), np.int64)
+        got = Q.stable_argsort(x, vbuf[:, 1], out=obuf[:, 0])
+        assert np.array_equal(got, want) and np.array_equal(obuf[:, 0], want)
+        assert vbuf[:, 1].tobytes() == x[want].tobytes()
+    with pytest.raises(ValueError, match="values has shape"):
+        Q.stable_argsort(np.zeros(5000), np.zeros(4999))
 
 
 def _bits(u: int) -> float:
