@@ -12,6 +12,7 @@ Run from the repository root::
 
     python bench/bench_before_after.py search            # bench_search.py
     python bench/bench_before_after.py fit               # bench_fit.py --quick
+    python bench/bench_before_after.py fit-large         # bench_fit.py, synthetic20k/100k
     python bench/bench_before_after.py murtree           # bench_murtree.py (depth 3-4)
     python bench/bench_before_after.py search --before 3798f30 --rounds 5
 """
@@ -40,6 +41,9 @@ BENCHES: dict[str, tuple[list[str], tuple[str, ...], str]] = {
     "search": (["bench/bench_search.py", "--repeat", "3"], ("dataset", "max_rules"), "seconds"),
     "fit": (["bench/bench_fit.py", "--quick", "--methods", "pyb-noext", "pyb-default",
              "--repeat", "5"], ("dataset", "method"), "seconds"),
+    # the data sets whose trees reach the large-node paths (sorts of 4096+ rows, slabs)
+    "fit-large": (["bench/bench_fit.py", "--sizes", "20k", "100k", "--methods", "pyb-noext",
+                   "pyb-default"], ("dataset", "method"), "seconds"),
     "murtree": (["bench/bench_murtree.py", "--depths", "3", "4", "--repeat", "3",
                  "--lex-limit", "0"], ("dataset", "depth"), "ours_s"),
 }
