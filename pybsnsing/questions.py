@@ -956,17 +956,14 @@ def stable_argsort(x: np.ndarray, values: np.ndarray | None = None,
                                     _NO_SORTED_VALUES if v is None else v)
         if v is not values:
             values[...] = v
-        if out is None or o is out:
-            return o
-        out[...] = o
-        return out
-    if n < FAST_SORT_MIN or x.dtype.kind not in "fiu" or n > 3_000_000_000:
-        o = np.argsort(x, kind="stable")
     else:
-        o = _repaired_argsort(x, values)
-    if values is not None:
-        np.take(x, o, out=values, mode="clip")
-    if out is None:
+        if n < FAST_SORT_MIN or x.dtype.kind not in "fiu" or n > 3_000_000_000:
+            o = np.argsort(x, kind="stable")
+        else:
+            o = _repaired_argsort(x, values)
+        if values is not None:
+            np.take(x, o, out=values, mode="clip")
+    if out is None or o is out:
         return o
     out[...] = o
     return out
