@@ -66,6 +66,8 @@ def radix_argsort(x: np.ndarray, order: np.ndarray, values: np.ndarray) -> None:
     last pass writes ``order`` and ``values`` (the values from the keys, or from ``x``
     for zeros and NaNs, whose keys do not keep the sign or the payload)."""
     n = x.shape[0]
+    if n >= RADIX_MAX_ROWS:  # (the ids between passes are int32)
+        raise ValueError("radix_argsort: too many values for int32 row ids")
     want = values.shape[0] == n
     sign = np.uint64(1) << np.uint64(63)
     nan_key = np.uint64(0x7FF8000000000000) | sign
