@@ -95,10 +95,9 @@ def _warm_large_nodes() -> None:
     gram_counts(X, True)
 
     ordm = np.array([[0, 1, 2], [2, 1, 0]], dtype=np.int64)
-    split_orders(ordm, ordm.astype(np.float64),
-                 np.packbits([True, False, True], bitorder="little"),
-                 np.empty(4, np.int64), np.empty(2, np.int64), np.empty(4), np.empty(2))
     bits = np.packbits([True, False, True], bitorder="little")
+    split_orders(ordm, ordm.astype(np.float64), bits,
+                 np.empty(4, np.int64), np.empty(2, np.int64), np.empty(4), np.empty(2))
     split_orders_in_place(ordm.ravel(), ordm.ravel().astype(np.float64), 2, bits, 2,
                           np.empty(2, np.int64), np.empty(2))
     sides = np.empty(6, np.uint8)

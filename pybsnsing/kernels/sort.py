@@ -22,25 +22,27 @@ _DIGIT_BITS = 8
 _PASSES = 8
 #: ``radix_argsort`` keeps row ids as int32: columns of fewer rows than this
 RADIX_MAX_ROWS = (1 << 31) - 1
+#: the sign bit; the key of both zeros (``0.0``'s bits with it set); the key of every NaN
+_SIGN = np.uint64(1 << 63)
+_ZERO_KEY = _SIGN
+_NAN_KEY = np.uint64(0x7FF8000000000000) | _SIGN
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _keys(x: np.ndarray, keys: np.ndarray, cnt: np.ndarray) -> None:
     """The order-preserving keys of ``x`` (-0.0 as 0.0, every NaN as one NaN after
     +inf) into ``keys``, and each pass's digit counts into ``cnt`` (passes x 256)."""
-    sign = np.uint64(1) << np.uint64(63)
-    nan_key = np.uint64(0x7FF8000000000000) | sign
     mask = np.uint64((1 << _DIGIT_BITS) - 1)
     bits = x.view(np.uint64)
     for i in range(x.shape[0]):
         v = x[i]
         if v == 0.0:
-            u = sign
+            u = _ZERO_KEY
         elif v != v:
-            u = nan_key
+            u = _NAN_KEY
         else:
             u = bits[i]
-            u = ~u if u & sign else u | sign
+            u = ~u if u & _SIGN else u | _SIGN
         keys[i] = u
         for d in range(_PASSES):
             cnt[d, (u >> np.uint64(_DIGIT_BITS * d)) & mask] += 1
@@ -69,8 +71,6 @@ def radix_argsort(x: np.ndarray, order: np.ndarray, values: np.ndarray) -> None:
     if n >= RADIX_MAX_ROWS:  # (the ids between passes are int32)
         raise ValueError("radix_argsort: too many values for int32 row ids")
     want = values.shape[0] == n
-    sign = np.uint64(1) << np.uint64(63)
-    nan_key = np.uint64(0x7FF8000000000000) | sign
     mask = np.uint64((1 << _DIGIT_BITS) - 1)
     cnt = np.zeros((_PASSES, 1 << _DIGIT_BITS), np.int64)
     keys = np.empty(n, np.uint64)
@@ -104,26 +104,17 @@ def radix_argsort(x: np.ndarray, order: np.ndarray, values: np.ndarray) -> None:
                 r = i if a == 0 else ids[i]
                 order[pos] = r
                 if want:
-                    if u == sign or u == nan_key:
+                    if u == _ZERO_KEY or u == _NAN_KEY:
                         values[pos] = x[r]
                     else:
-                        vbits[pos] = u & ~sign if u & sign else ~u
-        elif a == 0:  # the first pass: ids are the index
+                        vbits[pos] = u & ~_SIGN if u & _SIGN else ~u
+        else:  # the keys and ids to the other buffers (the first pass: ids are the index)
             for i in range(n):
                 u = keys[i]
                 pos = slot[(u >> sh) & mask]
                 slot[(u >> sh) & mask] = pos + 1
                 k2[pos] = u
-                ids2[pos] = i
-            keys, k2 = k2, keys
-            ids, ids2 = ids2, ids
-        else:
-            for i in range(n):
-                u = keys[i]
-                pos = slot[(u >> sh) & mask]
-                slot[(u >> sh) & mask] = pos + 1
-                k2[pos] = u
-                ids2[pos] = ids[i]
+                ids2[pos] = i if a == 0 else ids[i]
             keys, k2 = k2, keys
             ids, ids2 = ids2, ids
 
