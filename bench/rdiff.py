@@ -10,6 +10,8 @@ call. Also times both sides (warm pybsnsing vs R, per case).
 Usage::
 
     python bench/rdiff.py --cases 2000 [--seed 1] [--out bench/results/rdiff]
+    python bench/rdiff.py --wide --cases 300   (8 to about 25 predictors, up to
+        1500 rows, ``. - x``, ``abs(x) + x``, ``exp(x) + x`` formulas)
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1, help="first seed (cases use seed, seed+1, ...)")
-    ap.add_argument("--max-rows", type=int, default=400)
+    ap.add_argument("--max-rows", type=int, default=None,
+                    help="largest data set (default 400; 1500 with --wide)")
+    ap.add_argument("--wide", action="store_true",
+                    help="wide cases and other formula shapes (rdiff.generate_wide_case)")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "rdiff")
     ap.add_argument("--no-minimise", action="store_true")
     args = ap.parse_args(argv)
@@ -42,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"cannot run R bsnsing: {reason}", file=sys.stderr)
         return 2
     warnings.simplefilter("ignore")
+    make = rdiff.generate_wide_case if args.wide else rdiff.generate_case
+    if args.max_rows is None:
+        args.max_rows = 1500 if args.wide else 400
     counts: collections.Counter = collections.Counter()
     r_errors: collections.Counter = collections.Counter()
     different = []
@@ -53,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         seeds = range(args.seed, args.seed + args.cases)
     for seed in seeds:
-        case = rdiff.generate_case(seed, max_rows=args.max_rows)
+        case = make(seed, max_rows=args.max_rows)
         kind, r, _py, diffs = rdiff.run_case(case)
         counts[kind] += 1
         if kind.startswith("R error"):

@@ -8,6 +8,9 @@ with mixed case, digits and punctuation), missing values, every response
 kind R bsnsing takes (2-level factor, 0/1 and other integer pairs, logical,
 character, 3-6 level factor, integer multi-class), ``y ~ .`` or a column
 subset, and random values of every ``bscontrol()`` parameter.
+:func:`generate_wide_case` puts several such data sets side by side (8 to
+about 25 predictors, up to 1500 rows) with other formula shapes (``. - x``,
+``abs(x) + x``, ``exp(x) + x``).
 
 Each case is written to ONE CSV file. R reads it with
 ``read.csv(stringsAsFactors = TRUE, na.strings = c("", "NA"))`` and pybsnsing
@@ -311,6 +314,57 @@ def generate_case(seed: int, *, max_rows: int = 400) -> Case:
     test = [i for i in range(1, n + 1) if i not in set(train)] or [1]
     return Case(seed=seed, columns=cols, spec=spec, formula=formula, control=ctl,
                 train_rows=train, test_rows=test, notes=notes)
+
+
+#: the formula shapes of :func:`generate_wide_case`, with their chances
+_WIDE_FORMULAS = (("dot", 0.45), ("minus", 0.25), ("function", 0.3))
+
+
+def generate_wide_case(seed: int, *, max_rows: int = 1500) -> Case:
+    """A wider case (8 to about 25 predictors, 60 to ``max_rows`` rows) with other
+    formula shapes: the predictors of several :func:`generate_case` data sets side by
+    side (``name_k`` for the k-th: its first rows, recycled when it has fewer), and
+    ``y ~ .``, ``y ~ . - x``, or a numeric column also through a function (``exp``/
+    ``abs``: ``y ~ abs(x) + x + ...``). Deterministic in ``seed``; the response, the
+    control (``max.rules`` at most 2) and the first predictors are the first data
+    set's."""
+    rng = np.random.default_rng([seed, 7])
+    base = generate_case(seed, max_rows=int(rng.integers(60, max_rows + 1)))
+    n = base.n
+    cols, spec = dict(base.columns), dict(base.spec)
+    want = int(rng.integers(9, 23))  # columns, the response included
+    for k in range(1, 12):
+        if len(cols) >= want:
+            break
+        other = generate_case(seed * 31 + k, max_rows=max_rows)
+        take = [i % other.n for i in range(n)]  # its first n rows (recycled when shorter)
+        for c, v in other.columns.items():
+            if c != "y":
+                cols[f"{c}_{k}"], spec[f"{c}_{k}"] = [v[i] for i in take], other.spec[c]
+    preds = [c for c in cols if c != "y"]
+    numeric = [c for c in preds if spec[c]["class"] in ("numeric", "integer")
+               and all(v is not None for v in cols[c])]
+    names, chances = zip(*_WIDE_FORMULAS, strict=True)
+    shape = str(rng.choice(names, p=chances))
+    if shape == "function" and not numeric:
+        shape = "dot"
+    if shape == "minus":
+        formula = f"y ~ . - {preds[int(rng.integers(0, len(preds)))]}"
+    elif shape == "dot":
+        formula = "y ~ ."
+    else:  # (with the column itself in the model: R evaluates the rules on it)
+        c = numeric[int(rng.integers(0, len(numeric)))]
+        formula = "y ~ " + " + ".join([f"{rng.choice(['exp', 'abs'])}({c})"] + preds)
+    control = dict(base.control)
+    if control.get("max.rules", 2) > 2:  # R's search of 3+ rules among the questions of
+        control["max.rules"] = 2  # 20 columns takes many minutes (its pure-R enum: hours)
+    ntrain = max(8, int(round(n * rng.uniform(0.5, 0.85))))
+    train = sorted((rng.choice(n, ntrain, replace=False) + 1).tolist())
+    test = [i for i in range(1, n + 1) if i not in set(train)] or [1]
+    return base.replace(columns=cols, spec=spec, formula=formula, control=control,
+                        train_rows=train,
+                        test_rows=test, notes=base.notes + [f"wide: {len(preds)} predictors, "
+                                                            f"formula {shape}"])
 
 
 # ----------------------------------------------------------------------------- Python side

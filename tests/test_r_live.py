@@ -37,19 +37,31 @@ def r_ready():
         pytest.skip(f"live comparison with R bsnsing not possible: {reason}")
 
 
-def test_generated_cases_identical_to_r(r_ready, record_property):
+#: wide cases (rdiff.generate_wide_case: 8 to about 25 predictors, up to 1500 rows,
+#: formulas with ``. - x``, ``abs(x) + x``, ``exp(x) + x``); about a second each
+N_WIDE = int(os.environ.get("PYBSNSING_RLIVE_WIDE_CASES", "30"))
+
+
+def _run_cases(make, seeds: range) -> tuple[collections.Counter, list[str], int]:
+    """Every case's outcome kind, the differences, and the cases R bsnsing fits."""
     counts: collections.Counter = collections.Counter()
     failures = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for seed in range(SEED0, SEED0 + N_CASES):
-            case = rdiff.generate_case(seed)
+        for seed in seeds:
+            case = make(seed)
             kind, _r, _py, diffs = rdiff.run_case(case)
             counts[kind] += 1
             if kind == "different":
                 failures.append(f"seed {seed}: {case.describe()}\n  " + "\n  ".join(
                     d[:600] for d in diffs[:3]))
     comparable = counts["identical"] + counts["different"] + counts["R predict error"]
+    return counts, failures, comparable
+
+
+def test_generated_cases_identical_to_r(r_ready, record_property):
+    counts, failures, comparable = _run_cases(rdiff.generate_case,
+                                              range(SEED0, SEED0 + N_CASES))
     line = (f"live R bsnsing differential: {comparable - counts['different']}/{comparable} "
             f"identical ({dict(counts)})")
     print(line)
@@ -57,6 +69,18 @@ def test_generated_cases_identical_to_r(r_ready, record_property):
     assert not failures, line + "\n" + "\n".join(failures[:10])
     # the generator must mostly make cases that R bsnsing can fit
     assert comparable >= 0.7 * N_CASES, line
+
+
+def test_wide_cases_identical_to_r(r_ready, record_property):
+    counts, failures, comparable = _run_cases(rdiff.generate_wide_case,
+                                              range(SEED0, SEED0 + N_WIDE))
+    line = (f"live R bsnsing differential, wide cases: {comparable - counts['different']}/"
+            f"{comparable} identical ({dict(counts)})")
+    print(line)
+    record_property("rlive_wide", line)
+    assert not failures, line + "\n" + "\n".join(failures[:10])
+    # wider data meets more of R's own stops (invalid names, too many levels): a half fits
+    assert comparable >= 0.5 * N_WIDE, line
 
 
 #: seeds of bench/rdiff.py runs that once differed from R (bench/results/rdiff.txt): the
