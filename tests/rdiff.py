@@ -321,13 +321,13 @@ _WIDE_FORMULAS = (("dot", 0.45), ("minus", 0.25), ("function", 0.3))
 
 
 def generate_wide_case(seed: int, *, max_rows: int = 1500) -> Case:
-    """A wider case (8 to about 25 predictors, 60 to ``max_rows`` rows) with other
-    formula shapes: the predictors of several :func:`generate_case` data sets side by
-    side (``name_k`` for the k-th: its first rows, recycled when it has fewer), and
-    ``y ~ .``, ``y ~ . - x``, or a numeric column also through a function (``exp``/
-    ``abs``: ``y ~ abs(x) + x + ...``). Deterministic in ``seed``; the response, the
-    control (``max.rules`` at most 2) and the first predictors are the first data
-    set's."""
+    """A wider case (8 to about 25 predictors; rows as :func:`generate_case` draws them,
+    up to a random bound of 60 to ``max_rows``) with other formula shapes: the
+    predictors of several :func:`generate_case` data sets side by side (``name_k`` for
+    the k-th: its first rows, recycled when it has fewer), and ``y ~ .``, ``y ~ . - x``,
+    or a numeric column also through a function (``exp``/``abs``:
+    ``y ~ abs(x) + x + ...``). Deterministic in ``seed``; the response, the control
+    (``max.rules`` at most 2) and the first predictors are the first data set's."""
     rng = np.random.default_rng([seed, 7])
     base = generate_case(seed, max_rows=int(rng.integers(60, max_rows + 1)))
     n = base.n
@@ -361,10 +361,9 @@ def generate_wide_case(seed: int, *, max_rows: int = 1500) -> Case:
     ntrain = max(8, int(round(n * rng.uniform(0.5, 0.85))))
     train = sorted((rng.choice(n, ntrain, replace=False) + 1).tolist())
     test = [i for i in range(1, n + 1) if i not in set(train)] or [1]
+    note = f"wide: {len(preds)} predictors, formula {shape}"
     return base.replace(columns=cols, spec=spec, formula=formula, control=control,
-                        train_rows=train,
-                        test_rows=test, notes=base.notes + [f"wide: {len(preds)} predictors, "
-                                                            f"formula {shape}"])
+                        train_rows=train, test_rows=test, notes=base.notes + [note])
 
 
 # ----------------------------------------------------------------------------- Python side
