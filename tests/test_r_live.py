@@ -42,13 +42,21 @@ def r_ready():
 N_WIDE = int(os.environ.get("PYBSNSING_RLIVE_WIDE_CASES", "30"))
 
 
-def _run_cases(make, seeds: range) -> tuple[collections.Counter, list[str], int]:
-    """Every case's outcome kind, the differences, and the cases R bsnsing fits."""
+#: the generated runs: (generator, cases, label, share of the cases R bsnsing must fit).
+#: The main generator's cases mostly fit; wider data meets more of R's own stops (invalid
+#: names, too many levels), so a half of them must fit
+RUNS = {"main": (rdiff.generate_case, N_CASES, "", 0.7),
+        "wide": (rdiff.generate_wide_case, N_WIDE, ", wide cases", 0.5)}
+
+
+@pytest.mark.parametrize("run", RUNS)
+def test_generated_cases_identical_to_r(r_ready, record_property, run):
+    make, n_cases, label, fits = RUNS[run]
     counts: collections.Counter = collections.Counter()
     failures = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for seed in seeds:
+        for seed in range(SEED0, SEED0 + n_cases):
             case = make(seed)
             kind, _r, _py, diffs = rdiff.run_case(case)
             counts[kind] += 1
@@ -56,31 +64,13 @@ def _run_cases(make, seeds: range) -> tuple[collections.Counter, list[str], int]
                 failures.append(f"seed {seed}: {case.describe()}\n  " + "\n  ".join(
                     d[:600] for d in diffs[:3]))
     comparable = counts["identical"] + counts["different"] + counts["R predict error"]
-    return counts, failures, comparable
-
-
-def test_generated_cases_identical_to_r(r_ready, record_property):
-    counts, failures, comparable = _run_cases(rdiff.generate_case,
-                                              range(SEED0, SEED0 + N_CASES))
-    line = (f"live R bsnsing differential: {comparable - counts['different']}/{comparable} "
-            f"identical ({dict(counts)})")
-    print(line)
-    record_property("rlive", line)
-    assert not failures, line + "\n" + "\n".join(failures[:10])
-    # the generator must mostly make cases that R bsnsing can fit
-    assert comparable >= 0.7 * N_CASES, line
-
-
-def test_wide_cases_identical_to_r(r_ready, record_property):
-    counts, failures, comparable = _run_cases(rdiff.generate_wide_case,
-                                              range(SEED0, SEED0 + N_WIDE))
-    line = (f"live R bsnsing differential, wide cases: {comparable - counts['different']}/"
+    line = (f"live R bsnsing differential{label}: {comparable - counts['different']}/"
             f"{comparable} identical ({dict(counts)})")
     print(line)
-    record_property("rlive_wide", line)
+    record_property("rlive" if run == "main" else f"rlive_{run}", line)
     assert not failures, line + "\n" + "\n".join(failures[:10])
-    # wider data meets more of R's own stops (invalid names, too many levels): a half fits
-    assert comparable >= 0.5 * N_WIDE, line
+    # the generator must make enough cases that R bsnsing can fit
+    assert comparable >= fits * n_cases, line
 
 
 #: seeds of bench/rdiff.py runs that once differed from R (bench/results/rdiff.txt): the
