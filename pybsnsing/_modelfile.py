@@ -34,6 +34,11 @@ def _is_num(v: Any) -> bool:
             and (not isinstance(v, int) or -_BIG <= v <= _BIG))
 
 
+def _is_value(v: Any) -> bool:
+    """A number of the design matrix: a JSON number, or ``"Inf"``/``"-Inf"``."""
+    return _is_num(v) or v in ("Inf", "-Inf")
+
+
 def _need(d: dict, key: str, where: str) -> Any:
     if key not in d:
         raise _fail(where, f"the field {key!r} is missing")
@@ -214,7 +219,7 @@ def _check_design(design: Any, where: str, n_train: int) -> None:
     if not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
         raise _fail(at, "'names' must be distinct strings")
     medians = _list(design, "medians", at)
-    if len(medians) != len(names) or not all(m is None or _is_num(m) for m in medians):
+    if len(medians) != len(names) or not all(m is None or _is_value(m) for m in medians):
         raise _fail(at, "'medians' must hold one number (or null) per column")
     terms = _list(design, "terms", at)
     if len(terms) != len(names):
@@ -272,7 +277,7 @@ def _check_design(design: Any, where: str, n_train: int) -> None:
     if X is not None:
         if not isinstance(X, list) or not all(
                 isinstance(row, list) and len(row) == len(names)
-                and all(_is_num(v) for v in row) for row in X):
+                and all(_is_value(v) for v in row) for row in X):
             raise _fail(at, f"'X' must be a matrix of numbers with {len(names)} columns")
         if len(X) not in (0, n_train) and names:
             raise _fail(at, f"'X' has {len(X)} rows for {n_train} training rows")

@@ -36,6 +36,7 @@ from its fixed list of functions and operators, at fit and at predict time.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -605,22 +606,30 @@ def _unique_names(raw: list[str], calls: list[bool]) -> list[str]:
 
 
 def _impute_medians(X: np.ndarray, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Replace the missing values of ``X`` (in place) by their column's median; returns the
-    medians (NaN where nothing was missing) and the mask of the missing values."""
-    missing_x = ~np.isfinite(X)
+    """Replace the missing values (NaN) of ``X`` (in place) by their column's median, as
+    R bsnsing does (``median(x, na.rm = TRUE)``, infinite values included: see
+    :func:`~pybsnsing.rformat.r_median`); returns the medians (NaN where nothing was
+    missing) and the mask of the missing values. ``Inf`` and ``-Inf`` stay: they are
+    values for R bsnsing (its rules compare them; its rpart calls treat them as
+    missing, which :mod:`pybsnsing.external` replays)."""
+    missing_x = np.isnan(X)
     medians = np.full(X.shape[1], np.nan)
     bad = np.flatnonzero(missing_x.any(axis=0)).tolist()
     if not bad:  # (the common case: one pass)
         return medians, missing_x
-    where = [names[j] for j in bad if np.isinf(X[:, j]).any()]
-    if where:
-        raise PybsnsingValueError(f"infinite values in predictor columns: {where}")
     all_missing = [names[j] for j in bad if missing_x[:, j].all()]
     if all_missing:
         raise PybsnsingValueError(f"predictor columns with only missing values: {all_missing}")
+    from .rformat import r_median
+
     for j in bad:
-        medians[j] = float(np.median(X[~missing_x[:, j], j]))
+        medians[j] = r_median(X[~missing_x[:, j], j])
         X[missing_x[:, j], j] = medians[j]
+    undefined = [names[j] for j in bad if np.isnan(medians[j])]
+    if undefined:  # the middle values are -Inf and Inf: R would impute NaN
+        raise PybsnsingValueError(
+            f"cannot impute the missing values of {undefined}: the median of the other "
+            "values is undefined (-Inf and Inf in the middle)")
     return medians, missing_x
 
 
@@ -640,8 +649,8 @@ def build_design(formula: str, data: pd.DataFrame,
             column type pybsnsing cannot use (complex, dates, mixed objects).
         FormulaError: a formula that cannot be parsed or uses an unsupported term.
         PybsnsingKeyError: the formula names a column that is not in ``data``.
-        PybsnsingValueError: empty data, a single-level factor, infinite values,
-            or an all-missing column.
+        PybsnsingValueError: empty data, a single-level factor or an all-missing
+            column.
     """
     parsed = _parsed_formula(formula, data, collation)
     data, y = _with_response(data, parsed.response)
@@ -926,7 +935,7 @@ def design_to_dict(design: Design, include_data: bool = True) -> dict:
     """A JSON-ready description of the design (training matrix optional)."""
     out = {
         "names": list(design.names),
-        "medians": [None if np.isnan(v) else float(v) for v in design.medians],
+        "medians": [None if np.isnan(v) else _json_number(float(v)) for v in design.medians],
         "terms": [list(t) for t in design.terms],
         "variables": list(design.variables),
         "response_name": design.response_name,
@@ -934,16 +943,35 @@ def design_to_dict(design: Design, include_data: bool = True) -> dict:
         "transforms": [list(t) for t in design.transforms],
     }
     if include_data:
-        out["X"] = design.X.tolist()
+        X = design.X
+        if np.isinf(X).any():  # JSON has no infinity: written as R prints it
+            out["X"] = [[_json_number(v) for v in row] for row in X.tolist()]
+        else:
+            out["X"] = X.tolist()
     return out
+
+
+#: how an infinite number is written in a model file (JSON has no infinity)
+_JSON_INF = {"Inf": math.inf, "-Inf": -math.inf}
+
+
+def _json_number(v: float) -> float | str:
+    """``v`` for a JSON model file: an infinite value as the string ``"Inf"``/``"-Inf"``."""
+    return v if math.isfinite(v) else ("Inf" if v > 0 else "-Inf")
+
+
+def json_number_value(v: object) -> object:
+    """Inverse of :func:`_json_number` (other values unchanged)."""
+    return _JSON_INF.get(v, v) if isinstance(v, str) else v
 
 
 def design_from_dict(d: dict) -> Design:
     """Inverse of :func:`design_to_dict` (the caller checks the structure; see
     :func:`pybsnsing.model.load_model`)."""
     names = list(d["names"])
-    X = np.asarray(d["X"], dtype=np.float64) if d.get("X") is not None else np.empty(
-        (0, len(names)))
+    X = np.asarray([[json_number_value(v) for v in row] for row in d["X"]]
+                   if any(isinstance(v, str) for row in d["X"] for v in row) else d["X"],
+                   dtype=np.float64) if d.get("X") is not None else np.empty((0, len(names)))
     transforms = [list(t) for t in d.get("transforms", [])]
     terms = [tuple(t) for t in d["terms"]]
     if d.get("formulaic_terms"):  # files of pybsnsing <= 0.1.0: one expression per term
@@ -957,7 +985,8 @@ def design_from_dict(d: dict) -> Design:
     return Design(
         X=X.reshape(-1, len(names)),
         names=names,
-        medians=np.array([np.nan if v is None else v for v in d["medians"]], dtype=float),
+        medians=np.array([np.nan if v is None else json_number_value(v) for v in d["medians"]],
+                         dtype=float),
         terms=terms,
         variables=list(d["variables"]),
         response_name=d["response_name"],

@@ -66,9 +66,18 @@ between the exact and the printed cut.
 Inputs are the node's rows in their original order (bsnsing keeps rows in
 increasing row order at every node; the order matters because rpart's
 quicksort is not stable and the summation order decides the last bits of
-every improvement). Every value must be finite (bsnsing imputes missing
-values before growing); rpart would treat non-finite values as missing, which
-is not replicated.
+every improvement).
+
+Infinite values: bsnsing imputes NA (and NaN) before it grows, but ``Inf`` and
+``-Inf`` reach rpart, whose C code treats every non-finite value as missing
+(``!R_FINITE``). Such a row is left out of that variable's splits (the
+improvement is still relative to the whole node's risk), it goes down the tree
+by the first surrogate split it is not missing (else the majority direction),
+and the surrogate rows that sent rows have ``count > 0``, so bsnsing makes
+questions of them too. A node whose rows hold a non-finite value is replayed by
+:func:`pybsnsing.kernels.rpart.rpart_anova_missing` (rpart's code path with
+missing values and surrogates; maxsurrogate 5, usesurrogate 2, surrogatestyle 0
+as bsnsing calls it); other nodes by the fast :func:`~pybsnsing.kernels.rpart.rpart_anova`.
 """
 
 from __future__ import annotations
@@ -139,7 +148,10 @@ class RpartSplit:
         count: number of rows the split was evaluated on (``count``).
         ncat: direction (``ncat``): -1 when ``x < index`` goes left, +1 otherwise.
         improve: ``improve`` column: between-group SS / node SS.
-        primary: True for the node's primary split, False for a competitor.
+        primary: True for the node's primary split, False for a competitor or a
+            surrogate.
+        surrogate: True for a surrogate split (then ``improve`` is its agreement and
+            ``count`` the rows it sent, those missing the primary variable).
     """
 
     node: int
@@ -149,6 +161,7 @@ class RpartSplit:
     ncat: int
     improve: float
     primary: bool
+    surrogate: bool = False
 
 
 def _check_xy(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,8 +174,10 @@ def _check_xy(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         raise PybsnsingValueError(
             f"y must be 1-dimensional of length {X.shape[0]}, got shape {yv.shape}")
     yf = np.ascontiguousarray(yv, dtype=np.float64)
-    if X.size and not np.isfinite(X).all():
-        raise PybsnsingValueError("X holds non-finite values (rpart would treat them as missing)")
+    if X.size and np.isnan(X).any():
+        raise PybsnsingValueError(
+            "X holds NaN: impute missing values first (R bsnsing does before it calls "
+            "rpart); Inf and -Inf are allowed (rpart treats them as missing)")
     if yf.size and not np.isfinite(yf).all():
         raise PybsnsingValueError("y holds non-finite values")
     return np.ascontiguousarray(X.T), yf
@@ -191,26 +206,49 @@ def _order_matrix(xt: np.ndarray, orders: Sequence[np.ndarray | None] | None) ->
     return out
 
 
+def _split_rows(xt: np.ndarray, yf: np.ndarray,
+                orders: Sequence[np.ndarray | None] | None, maxdepth: int = 2,
+                minsplit: int = 20, minbucket: int = 7, cp: float = 0.01, maxcompete: int = 4,
+                maxsurrogate: int = 5) -> tuple[np.ndarray, ...]:
+    """The rows with ``count > 0`` of rpart's split table of ``xt`` ((p, n)) and ``yf``:
+    ``(node, var, index, count, ncat, improve, primary, surrogate)`` arrays. Finite data
+    goes to the fast replay (no surrogate row sends a row there); data with a non-finite
+    value to rpart's code path with missing values (:mod:`pybsnsing.kernels.rpart`)."""
+    if np.isfinite(xt).all():
+        node, var, index, count, ncat, improve, primary = _k.rpart_anova(
+            xt, yf, _order_matrix(xt, orders), maxdepth, minsplit, minbucket, cp, maxcompete)
+        return (node, var, index, count, ncat, improve, primary,
+                np.zeros(node.shape[0], dtype=bool))
+    node, var, index, count, ncat, improve, kind = _k.rpart_anova_missing(
+        xt, yf, maxdepth, minsplit, minbucket, cp, maxcompete, maxsurrogate, 2, 0)
+    keep = count > 0
+    return (node[keep], var[keep], index[keep], count[keep], ncat[keep], improve[keep],
+            (kind == _k.KIND_PRIMARY)[keep], (kind == _k.KIND_SURROGATE)[keep])
+
+
 def rpart_split_table(X: np.ndarray, y: np.ndarray, *, maxdepth: int = 2,
                       minsplit: int = 20, minbucket: int = 7, cp: float = 0.01,
-                      maxcompete: int = 4,
+                      maxcompete: int = 4, maxsurrogate: int = 5,
                       orders: Sequence[np.ndarray | None] | None = None) -> list[RpartSplit]:
-    """Primary and competitor rows of ``rpart(y ~ ., method = "anova")$splits``.
+    """The rows with ``count > 0`` of ``rpart(y ~ ., method = "anova")$splits``.
 
-    Native replay of rpart 4.1.19 for all-continuous, finite predictors with
-    unit weights (the rows of the table with ``count > 0`` when nothing is
-    missing). Rows come in rpart's order: nodes in pre-order (root, left
-    subtree, right subtree), each node's primary split first, then its
-    competitors by decreasing improvement (ties: the earlier column first).
+    Native replay of rpart 4.1.19 for all-continuous predictors with unit weights
+    (``usesurrogate = 2``, ``surrogatestyle = 0``). On finite data these are the
+    primary and competitor rows. A non-finite value is missing for rpart: then the
+    surrogate rows that sent rows are included too. Rows come in rpart's order:
+    nodes in pre-order (root, left subtree, right subtree), each node's primary
+    split first, then its competitors by decreasing improvement (ties: the earlier
+    column first), then its surrogates by decreasing agreement.
 
     Args:
         X: (n, p) predictors, the node's rows in their original order.
         y: length-n numeric response (bsnsing passes 0/1).
-        maxdepth, minsplit, minbucket, cp, maxcompete: as ``rpart.control``.
+        maxdepth, minsplit, minbucket, cp, maxcompete, maxsurrogate: as
+            ``rpart.control``.
         orders: optionally, per column, any ascending order of that column's
             node values (e.g. the stable ``np.argsort(X[:, j], kind="stable")``
             that binarization uses); None entries are sorted here. Saves the
-            sorts; the result does not depend on it.
+            sorts of finite data; the result does not depend on it.
 
     Returns:
         The split rows; empty when rpart does not split the root.
@@ -219,22 +257,14 @@ def rpart_split_table(X: np.ndarray, y: np.ndarray, *, maxdepth: int = 2,
         raise PybsnsingValueError("maxdepth must be in 1..30 (as rpart.control)")
     if maxcompete < 0:
         raise PybsnsingValueError("maxcompete must be >= 0")
+    if maxsurrogate < 0:
+        raise PybsnsingValueError("maxsurrogate must be >= 0")
     xt, yf = _check_xy(X, y)
-    node, var, index, count, ncat, improve, primary = _k.rpart_anova(
-        xt, yf, _order_matrix(xt, orders), int(maxdepth), max(int(minsplit), 1),
-        max(int(minbucket), 1), float(cp), int(maxcompete))
+    cols = _split_rows(xt, yf, orders, int(maxdepth), max(int(minsplit), 1),
+                       max(int(minbucket), 1), float(cp), int(maxcompete), int(maxsurrogate))
     return [
-        RpartSplit(int(a), int(b), float(c), int(d), int(e), float(f), bool(g))
-        for a, b, c, d, e, f, g in zip(
-            node.tolist(),
-            var.tolist(),
-            index.tolist(),
-            count.tolist(),
-            ncat.tolist(),
-            improve.tolist(),
-            primary.tolist(),
-            strict=True,
-        )
+        RpartSplit(int(a), int(b), float(c), int(d), int(e), float(f), bool(g), bool(h))
+        for a, b, c, d, e, f, g, h in zip(*(col.tolist() for col in cols), strict=True)
     ]
 
 
@@ -298,7 +328,7 @@ def _native_questions(
     xt, yf = _check_xy(X, y)
     if xt.shape[0] != len(names):
         raise PybsnsingValueError("names must have one entry per column of X")
-    _, var, index, _, _, _, _ = _k.rpart_anova(xt, yf, _order_matrix(xt, orders), 2, 20, 7, 0.01, 4)
+    _, var, index, *_ = _split_rows(xt, yf, orders)
     cols = var.tolist()
     splits = index.tolist()
     pairs = [_printed_cut(c) for c in splits]

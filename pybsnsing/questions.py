@@ -223,8 +223,9 @@ def _cuts_sorted(
     differ = xx[:-1] != xx[1:]
     gt_idx = np.flatnonzero(~ty[:-1] & ty[1:] & differ)
     lt_idx = np.flatnonzero(ty[:-1] & ~ty[1:] & differ)
-    gt = (xx[gt_idx] + xx[gt_idx + 1]) / 2
-    lt = (xx[lt_idx + 1] + xx[lt_idx]) / 2
+    with np.errstate(invalid="ignore"):  # -Inf and Inf: NaN, as in R
+        gt = (xx[gt_idx] + xx[gt_idx + 1]) / 2
+        lt = (xx[lt_idx + 1] + xx[lt_idx]) / 2
 
     if gt.shape[0] > segs:
         gt = _thin(ox, gt, gt_idx + start, segs, greater=True, ow=ow)

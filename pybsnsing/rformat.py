@@ -58,6 +58,7 @@ __all__ = [
     "is_r_blank",
     "r_atof",
     "r_literal",
+    "r_median",
     "r_strtoc",
     "r_strtod",
 ]
@@ -107,6 +108,42 @@ def _round_bits(q: Fraction, bits: int = 64) -> Fraction:
     m, e = _round_q(q.numerator, q.denominator, bits, _NO_QMIN)
     out = Fraction(m << e) if e >= 0 else Fraction(m, 1 << -e)
     return -out if neg else out
+
+
+def _r_mean2(a: float, b: float) -> float:
+    """R's ``mean(c(a, b))`` (``summary.c``): the sum in 80-bit long double, divided by
+    2, then, when that is finite as a double, corrected by the mean of the long double
+    residuals; rounded to double once. Unlike ``(a + b) / 2`` it does not overflow."""
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return (a + b) / 2  # inf, -inf or nan, as in long double
+    fa, fb = Fraction(a), Fraction(b)
+    s = _round_bits(fa + fb) / 2
+    if math.isfinite(_q_to_double(s)):  # R_FINITE((double) s)
+        t = _round_bits(_round_bits(fa - s) + _round_bits(fb - s))
+        s = _round_bits(s + t / 2)
+    return _q_to_double(s)
+
+
+def _q_to_double(q: Fraction) -> float:
+    """``q`` rounded to double (ties to even), overflowing to +-inf."""
+    try:
+        return float(q)
+    except OverflowError:
+        return math.inf if q > 0 else -math.inf
+
+
+def r_median(x: np.ndarray) -> float:
+    """R's ``median(x)`` of the non-missing values ``x`` (a 1-d float array, infinite
+    values allowed): the middle value, or R's mean of the two middle ones. NaN for no
+    values (R: ``NA``)."""
+    n = x.shape[0]
+    if n == 0:
+        return math.nan
+    half = (n + 1) // 2
+    if n % 2 == 1:
+        return float(np.partition(x, half - 1)[half - 1])
+    part = np.partition(x, (half - 1, half))
+    return _r_mean2(float(part[half - 1]), float(part[half]))
 
 
 def _scientific_exact(r: float) -> tuple[int, int, bool]:

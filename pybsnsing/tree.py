@@ -449,8 +449,8 @@ class Grower:
         self.slot = np.zeros(n, dtype=np.int64)  # class-wise bit slot of a node's rows
         self.gmask = np.zeros(n, dtype=bool)  # partition scratch
         self.pos = np.zeros(n, dtype=np.int64)  # row id -> position in the node
-        # the packed external path needs finite values (rpart treats others as missing;
-        # the dense path reports them)
+        # the packed external path needs finite values (rpart treats infinite ones as
+        # missing: the dense path replays that, with surrogate splits)
         self.finite = bool(np.isfinite(self.X).all())
         self.xt: np.ndarray | None = None  # X.T, for the packed external path
         self.slabs: ListSlabs | None = None  # where large nodes' lists go (grow_tree)

@@ -187,9 +187,20 @@ def _numeric_column(rng: np.random.Generator, n: int, y: np.ndarray) -> tuple[li
     return vals, kind
 
 
+def _with_infinities(rng: np.random.Generator, vals: list) -> list:
+    """``vals`` with a few entries written as R reads infinities (``Inf``, ``-Inf``,
+    ``inf``): R bsnsing keeps them as values; its rpart calls treat them as missing."""
+    out = list(vals)
+    n = len(out)
+    for i in rng.choice(n, int(rng.integers(1, max(2, n // 6))), replace=False).tolist():
+        out[i] = str(rng.choice(["Inf", "-Inf", "inf", "-Inf"]))
+    return out
+
+
 def generate_case(seed: int, *, max_rows: int = 400) -> Case:
     """A random data set, formula, control and split (deterministic in ``seed``)."""
     rng = np.random.default_rng(seed)
+    irng = np.random.default_rng([seed, 1])  # infinite values: the other draws stay as they were
     n = int(rng.integers(12, max_rows + 1)) if rng.random() < 0.8 else int(
         rng.integers(12, 60))
     cols: dict[str, list] = {}
@@ -242,8 +253,11 @@ def generate_case(seed: int, *, max_rows: int = 400) -> Case:
             if pk == "int":
                 vals = [str(int(rng.integers(-20, 20) + 3 * s)) for s in ysig]
                 sub = "int"
-            cols[name] = vals
             spec[name] = {"class": "numeric" if sub not in ("int", "bin01") else "integer"}
+            if spec[name]["class"] == "numeric" and irng.random() < 0.1:
+                vals = _with_infinities(irng, vals)
+                sub += " with Inf"
+            cols[name] = vals
             notes.append(f"{name} {sub}")
         elif pk in ("factor", "ordered", "character"):
             if pk == "ordered":  # R bsnsing stops from 5 levels on ("o^4": invalid name)

@@ -33,6 +33,7 @@ from pybsnsing.external import (
     rpart_splits,
 )
 from pybsnsing.kernels import rpart as K
+from pybsnsing.rformat import format_r
 
 # ---------------------------------------------------------------------------
 # data
@@ -310,7 +311,7 @@ def test_orders_argument() -> None:
 def test_input_validation() -> None:
     X = np.zeros((25, 2))
     y = np.r_[np.zeros(12), np.ones(13)]
-    with pytest.raises(ValueError, match="non-finite"):
+    with pytest.raises(ValueError, match="NaN"):
         external_questions(np.full((25, 2), np.nan), ["a", "b"], y)
     with pytest.raises(ValueError, match="names"):
         external_questions(X, ["a"], y)
@@ -726,3 +727,110 @@ def test_rows_replay_equals_the_fit_of_the_gathered_rows() -> None:
             with pytest.raises(ValueError, match="work arrays"):
                 K.rpart_anova_rows(xt, y.astype(np.uint8), order, rows, *small, md, *ctl,
                                    ordv)
+
+
+# ---------------------------------------------------------------------------
+# infinite values: rpart's code path with missing values and surrogate splits
+# ---------------------------------------------------------------------------
+
+
+def _with_infinities(rng: np.random.Generator, X: np.ndarray) -> np.ndarray:
+    """``X`` with a random share (up to 60%) of some columns' values set to +-Inf."""
+    X = X.copy()
+    for j in range(X.shape[1]):
+        if rng.random() < 0.6:
+            m = rng.random(X.shape[0]) < rng.choice([0.02, 0.1, 0.3, 0.6])
+            X[m, j] = rng.choice([np.inf, -np.inf], size=int(m.sum()))
+    return X
+
+
+def test_missing_value_replay_equals_the_fast_replay_on_finite_data() -> None:
+    """On finite data, rpart's code path with missing values (every variable re-partitioned,
+    surrogates computed) gives the fast replay's table bit for bit, plus surrogate rows
+    that send no row (count 0) -- so the two replays check each other."""
+    rng = np.random.default_rng(41)
+    n_sur = 0
+    for k in range(150):
+        X, _, y = node_like(rng)
+        p = X.shape[1]
+        xt = np.ascontiguousarray(X.T)
+        md = int(rng.integers(1, 5))
+        ctl = (int(rng.integers(2, 40)), int(rng.integers(1, 15)),
+               float(rng.choice([0.0, 0.001, 0.01])), int(rng.integers(0, 6)))
+        want = K.rpart_anova(xt, y.astype(np.float64), K.sort_columns(xt), md, *ctl)
+        node, var, index, count, ncat, improve, kind = K.rpart_anova_missing(
+            xt, y.astype(np.float64), md, *ctl, 5, 2, 0)
+        sur = kind == K.KIND_SURROGATE
+        assert (count[sur] == 0).all(), f"set {k}"
+        assert (var[sur] < p).all()
+        n_sur += int(sur.sum())
+        got = (node[~sur], var[~sur], index[~sur], count[~sur], ncat[~sur], improve[~sur],
+               kind[~sur] == K.KIND_PRIMARY)
+        for a, b in zip(got, want, strict=True):
+            assert np.array_equal(a, b), f"set {k}: {X.shape} md={md} {ctl}"
+    assert n_sur > 100  # surrogates were computed
+
+
+def test_infinite_values_are_missing_for_rpart() -> None:
+    """A row whose value is infinite is left out of that variable's split (its count), and
+    the surrogate rows that sent rows are in the table (hand-checked example, R's
+    rpart: primary x < 10.5 on 20 of 23 rows, surrogate z sends the 3 others)."""
+    rng = np.random.default_rng(1)
+    x = np.r_[np.arange(1.0, 21.0), np.inf, -np.inf, np.inf]
+    z = rng.normal(size=23)
+    y = np.r_[np.zeros(10), np.ones(10), 1.0, 0.0, 1.0]
+    X = np.c_[x, z]
+    table = rpart_split_table(X, y, minsplit=2, minbucket=1, cp=0.0, maxdepth=2)
+    root = [s for s in table if s.node == 1]
+    assert (root[0].var, root[0].index, root[0].count, root[0].primary) == (0, 10.5, 20, True)
+    sur = [s for s in root if s.surrogate]
+    assert [(s.var, s.count) for s in sur] == [(1, 3)]
+    assert all(s.count > 0 for s in table)
+    # bsnsing's questions include the surrogate's split point, both ways
+    texts, B = external_questions(X, ["x", "z"], y)
+    assert f"z < {format_r(sur[0].index)}" in texts and "x >= 10.5" in texts
+    assert B.shape == (23, len(texts))
+    assert B[20, texts.index("x >= 10.5")] == 1 and B[21, texts.index("x >= 10.5")] == 0
+
+
+def test_r_split_table_with_infinite_values(rr) -> None:
+    """Split tables of data with +-Inf (missing for rpart): primaries, competitors and
+    surrogates (agreement, split point, direction, the rows each surrogate sent) bit for
+    bit as R's rpart, under varied rpart.control."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(78)
+    n_sent = 0
+    for k in range(120):
+        X, names, y = node_like(rng)
+        X = _with_infinities(rng, X)
+        ctl = {
+            "maxdepth": int(rng.integers(1, 5)),
+            "minsplit": int(rng.integers(2, 60)),
+            "minbucket": int(rng.integers(1, 25)),
+            "cp": float(rng.choice([0.0, 0.001, 0.01, 0.05])),
+            "maxcompete": int(rng.integers(0, 7)),
+            "maxsurrogate": int(rng.integers(0, 7)),
+        }
+        df = pd.DataFrame(X, columns=names)
+        df.insert(0, "yy", y.astype(np.int32))
+        rt = rr.rpart_split_table(df, "yy", xval=0, **ctl)
+        rt = rt[rt["count"] > 0]
+        got = [(s.node, names[s.var], s.count, s.ncat, s.improve, s.index, s.primary,
+                s.surrogate) for s in rpart_split_table(X, y, **ctl)]
+        want = [(r.node, r.variable, r.count, r.ncat, r.improve, r.index, r.kind == "primary",
+                 r.kind == "surrogate") for r in rt.itertuples()]
+        assert got == want, f"set {k}: {X.shape} {ctl}"
+        n_sent += sum(w[-1] for w in want)
+    assert n_sent > 20  # surrogate rows were compared (36 at this seed)
+
+
+def test_r_questions_with_infinite_values(rr) -> None:
+    """bsnsing's rpart questions and their answers on nodes with +-Inf, as R bsnsing."""
+    rng = np.random.default_rng(79)
+    for k in range(80):
+        X, names, y = node_like(rng)
+        X = _with_infinities(rng, X)
+        texts, B = external_questions(X, names, y)
+        r_texts = rr.r_rpart_questions(X, names, y)
+        assert texts == r_texts, f"set {k}: {X.shape}"
+        assert np.array_equal(B, rr.r_eval_questions(X, names, r_texts)), f"set {k}"

@@ -47,3 +47,28 @@ def test_round_trip_keeps_nodes_and_fitted_values():
 def test_from_dict_rejects_other_objects():
     with pytest.raises(ValueError, match="unknown model type"):
         model_from_dict({"type": "rpart"})
+
+
+def test_json_round_trip_with_infinite_values(tmp_path):
+    """Infinite predictor values (kept, as R bsnsing keeps them) and an infinite median
+    are written as "Inf"/"-Inf" (JSON has no infinity) and read back as numbers."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 80
+    x = rng.normal(size=n)
+    x[:5], x[5:8], x[8] = np.inf, -np.inf, np.nan
+    w = np.r_[np.nan, np.full(50, np.inf), rng.normal(size=n - 51)]  # its median is Inf
+    df = pd.DataFrame({"y": np.where(x > 0, "a", "b"), "x": x, "w": w,
+                       "z": rng.normal(size=n)})
+    m = bsnsing("y ~ .", df)
+    assert m.design.medians[1] == np.inf
+    path = tmp_path / "inf.json"
+    m.save(path)
+    text = path.read_text()
+    assert '"Inf"' in text and '"-Inf"' in text
+    back = load_model(path)
+    assert np.array_equal(back.design.X, m.design.X)
+    assert np.array_equal(back.design.medians, m.design.medians, equal_nan=True)
+    assert (back.predict(df) == m.predict(df)).all()
+    assert str(back) == str(m)

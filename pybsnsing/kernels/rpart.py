@@ -351,6 +351,54 @@ def _copy_entry(
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _list_slot(
+    improve: float,
+    nlist: int,
+    maxn: int,
+    out_var: np.ndarray,
+    out_improve: np.ndarray,
+    out_split: np.ndarray,
+    out_dir: np.ndarray,
+    out_count: np.ndarray,
+) -> tuple[int, int]:
+    """rpart ``insert_split``: where a new entry of ``improve`` goes in a list of ``nlist``
+    entries sorted by decreasing improvement, of at most ``maxn`` entries (the ``out_*``
+    arrays). Moves the entries after it down and returns ``(position, new length)``;
+    position -1: not good enough, the list is unchanged. A new entry goes AFTER existing
+    entries with an equal improvement. The pointer logic of the C code is replayed
+    exactly, including its quirk for ``maxn == 2``: when the list is full and a new best
+    entry arrives, the list shrinks to that entry alone."""
+    if nlist == 0:
+        return 0, 1
+    if maxn < 2:
+        if improve <= out_improve[0]:
+            return -1, nlist
+        return 0, nlist
+    pos = nlist
+    for t in range(nlist):
+        if improve > out_improve[t]:
+            pos = t
+            break
+    if nlist == maxn:
+        if pos == nlist:
+            return -1, nlist  # not good enough
+        if pos == nlist - 1 or (pos == 0 and nlist == 2):
+            # insert_split's "s1 == s3" branch: the new entry becomes the last element.
+            # For a full list of 2 and a new best entry this drops the old best as
+            # well (the list shrinks to 1).
+            nlist = pos + 1
+        else:
+            # drop the last element, shift the tail down by one
+            for t in range(nlist - 1, pos, -1):
+                _copy_entry(out_var, out_improve, out_split, out_dir, out_count, t)
+    else:
+        for t in range(nlist, pos, -1):
+            _copy_entry(out_var, out_improve, out_split, out_dir, out_count, t)
+        nlist += 1
+    return pos, nlist
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _insert_split(
     i: int,
     k: int,
@@ -367,42 +415,17 @@ def _insert_split(
     out_count: np.ndarray,
 ) -> tuple[int, float]:
     """Variable ``i``'s best split (``improve``, ``split``, ``direction``; ``k`` rows)
-    into the list of :func:`bsplit`: rpart's ``rp.iscale`` filter and ``insert_split``.
-    Returns the new ``(list length, iscale)``."""
+    into the list of :func:`bsplit`: rpart's ``rp.iscale`` filter and ``insert_split``
+    (:func:`_list_slot`). Returns the new ``(list length, iscale)``."""
     if improve > iscale:
         iscale = improve
     if not improve > iscale * 1e-10:
         return nlist, iscale
     improve = improve / 1.0  # rp.vcost[i] == 1
-    if nlist == 0:
-        pos = 0
-        nlist = 1
-    elif maxpri < 2:
-        if improve <= out_improve[0]:
-            return nlist, iscale
-        pos = 0
-    else:
-        pos = nlist
-        for t in range(nlist):
-            if improve > out_improve[t]:
-                pos = t
-                break
-        if nlist == maxpri:
-            if pos == nlist:
-                return nlist, iscale  # not good enough
-            if pos == nlist - 1 or (pos == 0 and nlist == 2):
-                # insert_split's "s1 == s3" branch: the new split becomes the
-                # last element. For a full list of 2 and a new best split this
-                # drops the old best as well (the list shrinks to 1).
-                nlist = pos + 1
-            else:
-                # drop the last element, shift the tail down by one
-                for t in range(nlist - 1, pos, -1):
-                    _copy_entry(out_var, out_improve, out_split, out_dir, out_count, t)
-        else:
-            for t in range(nlist, pos, -1):
-                _copy_entry(out_var, out_improve, out_split, out_dir, out_count, t)
-            nlist += 1
+    pos, nlist = _list_slot(improve, nlist, maxpri, out_var, out_improve, out_split, out_dir,
+                            out_count)
+    if pos < 0:
+        return nlist, iscale
     out_var[pos] = i
     out_improve[pos] = improve
     out_split[pos] = split
@@ -828,6 +851,65 @@ def answer_matrix(
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _right_son_cp(node_i: np.ndarray, node_f: np.ndarray, me: int, left_split: int,
+                  left_risk: float, alpha: float) -> None:
+    """rpart ``partition``, after the left son of slot ``me`` came back with ``left_split``
+    splits and risk ``left_risk``: update my estimate of cp and set the right son's."""
+    my_risk = node_f[me, NF_RISK]
+    lslot = node_i[me, NI_LEFT]
+    rslot = node_i[me, NI_RIGHT]
+    tempcp = (my_risk - left_risk) / (left_split + 1)
+    tempcp2 = my_risk - node_f[lslot, NF_RISK]
+    if tempcp < tempcp2:
+        tempcp = tempcp2
+    if tempcp > node_f[me, NF_CP]:
+        tempcp = node_f[me, NF_CP]
+    node_f[rslot, NF_CP] = tempcp - alpha
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _combine_sons(node_i: np.ndarray, node_f: np.ndarray, me: int, left_split: int,
+                  left_risk: float, right_split: int, right_risk: float,
+                  alpha: float) -> tuple[int, float]:
+    """rpart ``partition``, after both sons of slot ``me`` came back: my actual C.P., which
+    depends on the children and on grandchildren who do not collapse before the
+    children; a node whose C.P. is <= ``alpha`` does not split after all (``free_tree``).
+    Returns the node's ``(number of splits, risk)`` for its parent."""
+    my_risk = node_f[me, NF_RISK]
+    lslot = node_i[me, NI_LEFT]
+    rslot = node_i[me, NI_RIGHT]
+    lcp = node_f[lslot, NF_CP]
+    rcp = node_f[rslot, NF_CP]
+    tempcp = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
+    if rcp > lcp:
+        if tempcp > lcp:
+            # left son collapses first
+            left_risk = node_f[lslot, NF_RISK]
+            left_split = 0
+            tempcp = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
+            if tempcp > rcp:
+                right_risk = node_f[rslot, NF_RISK]
+                right_split = 0
+    elif tempcp > rcp:
+        # right son goes first
+        right_split = 0
+        right_risk = node_f[rslot, NF_RISK]
+        tempcp = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
+        if tempcp > lcp:
+            left_risk = node_f[lslot, NF_RISK]
+            left_split = 0
+    node_f[me, NF_CP] = ((my_risk - (left_risk + right_risk))
+                         / (left_split + right_split + 1))
+    if node_f[me, NF_CP] <= alpha:
+        # all was in vain: this node does not split after all (free_tree)
+        node_i[me, NI_LEFT] = -1
+        node_i[me, NI_RIGHT] = -1
+        node_i[me, NI_NSPLIT] = 0
+        return 0, my_risk
+    return left_split + right_split + 1, left_risk + right_risk
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _push(fr: np.ndarray, sp: int, nodenum: int, slot: int, n1: int, n2: int) -> None:
     """Write frame ``sp`` of :func:`_partition_tree`'s stack: a node to split, stage 0."""
     fr[sp, FR_NODENUM] = nodenum
@@ -990,62 +1072,15 @@ def _partition_tree(
             left_risk = ret_risk
             fr[f, FR_LSPLIT] = left_split
             f_lrisk[f] = left_risk
-            my_risk = node_f[me, NF_RISK]
-            lslot = node_i[me, NI_LEFT]
-            rslot = node_i[me, NI_RIGHT]
-            # update my estimate of cp, and split the right son
-            tempcp = (my_risk - left_risk) / (left_split + 1)
-            tempcp2 = my_risk - node_f[lslot, NF_RISK]
-            if tempcp < tempcp2:
-                tempcp = tempcp2
-            if tempcp > node_f[me, NF_CP]:
-                tempcp = node_f[me, NF_CP]
-            node_f[rslot, NF_CP] = tempcp - alpha
+            _right_son_cp(node_i, node_f, me, left_split, left_risk, alpha)
             fr[f, FR_STAGE] = 2
-            _push(fr, sp, 2 * nodenum + 1, rslot, n1 + fr[f, FR_NLEFT], n2)
+            _push(fr, sp, 2 * nodenum + 1, node_i[me, NI_RIGHT], n1 + fr[f, FR_NLEFT], n2)
             sp += 1
         else:
             left_split = fr[f, FR_LSPLIT]
             left_risk = f_lrisk[f]
-            right_split = ret_split
-            right_risk = ret_risk
-            my_risk = node_f[me, NF_RISK]
-            lslot = node_i[me, NI_LEFT]
-            rslot = node_i[me, NI_RIGHT]
-            lcp = node_f[lslot, NF_CP]
-            rcp = node_f[rslot, NF_CP]
-            # my actual C.P., which depends on the children and on
-            # grandchildren who do not collapse before the children
-            tempcp = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
-            if rcp > lcp:
-                if tempcp > lcp:
-                    # left son collapses first
-                    left_risk = node_f[lslot, NF_RISK]
-                    left_split = 0
-                    tempcp = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
-                    if tempcp > rcp:
-                        right_risk = node_f[rslot, NF_RISK]
-                        right_split = 0
-            elif tempcp > rcp:
-                # right son goes first
-                right_split = 0
-                right_risk = node_f[rslot, NF_RISK]
-                tempcp = (my_risk - (left_risk + right_risk)) / (left_split + right_split + 1)
-                if tempcp > lcp:
-                    left_risk = node_f[lslot, NF_RISK]
-                    left_split = 0
-            node_f[me, NF_CP] = ((my_risk - (left_risk + right_risk))
-                                 / (left_split + right_split + 1))
-            if node_f[me, NF_CP] <= alpha:
-                # all was in vain: this node does not split after all (free_tree)
-                node_i[me, NI_LEFT] = -1
-                node_i[me, NI_RIGHT] = -1
-                node_i[me, NI_NSPLIT] = 0
-                ret_split = 0
-                ret_risk = my_risk
-            else:
-                ret_split = left_split + right_split + 1
-                ret_risk = left_risk + right_risk
+            ret_split, ret_risk = _combine_sons(node_i, node_f, me, left_split, left_risk,
+                                                ret_split, ret_risk, alpha)
             sp -= 1
 
 
@@ -1201,3 +1236,446 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
             tp[r] = u == 0
             r += 1
     return ti[TI_NODE], ti[TI_VAR], tf[TF_INDEX], ti[TI_COUNT], ti[TI_NCAT], tf[TF_IMPROVE], tp
+
+
+# ---------------------------------------------------------------------------------------
+# predictors with missing values: rpart's own code path, surrogate splits included
+#
+# rpart treats every non-finite x (NaN, Inf, -Inf: ``!R_FINITE``) as missing. R bsnsing
+# imputes NA before it calls rpart, but an infinite value reaches rpart and is missing
+# there: its row is left out of that variable's splits, and it goes down the tree by a
+# surrogate split (or the majority direction). The surrogate rows that sent rows
+# (``count > 0``) are in ``$splits``, so R bsnsing makes questions of them. The kernels
+# below port the C routines as they are (every variable re-partitioned at every node);
+# they serve the nodes whose rows hold a non-finite value, and on finite data they give
+# the table of :func:`rpart_anova` with its surrogate rows added (a test checks this).
+
+#: the kinds of the rows of :func:`rpart_anova_missing`'s table
+KIND_PRIMARY, KIND_COMPETITOR, KIND_SURROGATE = range(3)
+#: ``node_s[slot]`` of :func:`rpart_anova_missing`: first entry and number of entries in
+#: the surrogate lists, the default direction (``lastsurrogate``: LEFT, RIGHT or 0)
+NS_SUR0, NS_NSUR, NS_LAST = range(3)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def sort_columns_missing(xt: np.ndarray) -> np.ndarray:
+    """rpart's sort indices when values may be missing (``rpart.c``): a non-finite
+    ``xt[i, k]`` is entered as ``-(k + 1)`` with the value 0 into :func:`mysort`, so the
+    missing rows sit among the zeros (the unstable sort's tie order of the zeros depends
+    on them)."""
+    p, n = xt.shape
+    sorts = np.empty((p, n), dtype=np.int64)
+    xtemp = np.empty(n, dtype=np.float64)
+    tempvec = np.empty(n, dtype=np.int64)
+    for i in range(p):
+        for k in range(n):
+            x = xt[i, k]
+            if np.isfinite(x):
+                tempvec[k] = k
+                xtemp[k] = x
+            else:
+                tempvec[k] = -(k + 1)  # this variable is missing
+                xtemp[k] = 0.0
+        mysort(xtemp, tempvec)
+        for k in range(n):
+            sorts[i, k] = tempvec[k]
+    return sorts
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _choose_surg(n1: int, n2: int, tempy: np.ndarray, x: np.ndarray, order: np.ndarray,
+                 tleft: float, tright: float, sur_agree: int) -> tuple[float, float, int, float]:
+    """rpart ``choose_surg`` for a continuous variable (unit weights): the split of ``x``
+    (rows ``order[n1:n2]``, negative = missing) that best agrees with the primary split's
+    directions ``tempy`` (by row id: LEFT, RIGHT, 0 = primary missing), at least 2 rows
+    each way. Returns ``(agreement, split, direction, adjusted agreement)``; agreement
+    and adj are 0 when no split beats the majority."""
+    lastx = 0.0
+    ll = 0
+    rl = 0
+    llwt = 0.0
+    rlwt = 0.0
+    for i in range(n2 - 1, n1 - 1, -1):  # start with me sending all to the left
+        j = order[i]
+        if j >= 0:
+            lastx = x[j]
+            if tempy[j] == LEFT:
+                ll += 1
+                llwt += 1.0
+            elif tempy[j] == RIGHT:
+                rl += 1
+                rlwt += 1.0
+    agree = llwt if llwt > rlwt else rlwt
+    majority = agree  # worst possible agreement
+    total_wt = llwt + rlwt
+    lr = 0
+    rr = 0
+    lrwt = 0.0
+    rrwt = 0.0
+    direction = LEFT
+    split = lastx
+    success = False
+    i = n1
+    while ll + rl >= 2:  # march across, moving rows from the right to the left
+        j = order[i]
+        if j >= 0:
+            if lr + rr >= 2 and x[j] != lastx:
+                if llwt + rrwt > agree:
+                    success = True
+                    agree = llwt + rrwt
+                    direction = RIGHT  # < goes to the right
+                    split = (x[j] + lastx) / 2
+                elif lrwt + rlwt > agree:
+                    success = True
+                    agree = lrwt + rlwt
+                    direction = LEFT
+                    split = (x[j] + lastx) / 2
+            if tempy[j] == LEFT:
+                ll -= 1
+                lr += 1
+                llwt -= 1.0
+                lrwt += 1.0
+            elif tempy[j] == RIGHT:
+                rl -= 1
+                rr += 1
+                rlwt -= 1.0
+                rrwt += 1.0
+            lastx = x[j]
+        i += 1
+    if not success:
+        return 0.0, split, direction, 0.0
+    if sur_agree == 0:  # the total table is the denominator
+        total_wt = tleft + tright
+        majority = tleft if tleft > tright else tright
+    agreement = agree / total_wt
+    majority /= total_wt
+    return agreement, split, direction, (agreement - majority) / (1.0 - majority)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _surrogates(xt: np.ndarray, sorts: np.ndarray, n1: int, n2: int, var: int,
+                spoint: float, extra: int, maxsur: int, sur_agree: int, tempy: np.ndarray,
+                uv: np.ndarray, ui: np.ndarray, us: np.ndarray, ud: np.ndarray,
+                uc: np.ndarray) -> tuple[int, int]:
+    """rpart ``surrogate``: the surrogate list of the node at positions ``n1:n2`` whose
+    primary split is ``x[var] < spoint`` (direction ``extra``), into the ``u*`` arrays
+    (variable, agreement, split point, direction, count 0). Returns ``(list length,
+    lastsurrogate)``."""
+    lcount = 0.0
+    rcount = 0.0
+    for i in range(n1, n2):
+        j = sorts[var, i]
+        if j < 0:
+            tempy[-(j + 1)] = 0
+        else:
+            tempy[j] = extra if xt[var, j] < spoint else -extra
+            if tempy[j] == LEFT:
+                lcount += 1.0
+            else:
+                rcount += 1.0
+    last = RIGHT if lcount < rcount else (LEFT if lcount > rcount else 0)
+    ns = 0
+    for i in range(xt.shape[0]):
+        if i == var:
+            continue
+        agree, split, direction, adj = _choose_surg(n1, n2, tempy, xt[i], sorts[i], lcount,
+                                                    rcount, sur_agree)
+        if adj <= 1e-10:
+            continue  # no better than the default
+        pos, ns = _list_slot(agree, ns, maxsur, uv, ui, us, ud, uc)
+        if pos >= 0:
+            uv[pos] = i
+            ui[pos] = agree
+            us[pos] = split
+            ud[pos] = direction
+            uc[pos] = 0  # counted by nodesplit
+    return ns, last
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _nodesplit_missing(xt: np.ndarray, sorts: np.ndarray, which: np.ndarray,
+                       tempvec: np.ndarray, nodenum: int, n1: int, n2: int, var: int,
+                       spoint: float, extra: int, usesurrogate: int, ns: int, last: int,
+                       uv: np.ndarray, us: np.ndarray, ud: np.ndarray,
+                       uc: np.ndarray) -> tuple[int, int]:
+    """rpart ``nodesplit`` with missing values: rows go left/right by the primary split,
+    a row missing it by the first surrogate it is not missing (whose count goes up), else
+    (``usesurrogate == 2``) by the majority direction ``last``; the others stay home.
+    Every variable's slice ``n1:n2`` of ``sorts`` is re-ordered to {left, right, stay}
+    (stable in the first two). Returns ``(nleft, nright)``."""
+    leftson = 2 * nodenum
+    rightson = leftson + 1
+    someleft = 0
+    nleft = 0
+    nright = 0
+    for i in range(n1, n2):
+        j = sorts[var, i]
+        if j < 0:
+            someleft += 1
+        else:
+            k = extra if xt[var, j] < spoint else -extra
+            if k == LEFT:
+                which[j] = leftson
+                nleft += 1
+            else:
+                which[j] = rightson
+                nright += 1
+    if someleft > 0 and usesurrogate > 0:
+        for i in range(n1, n2):
+            j = sorts[var, i]
+            if j >= 0:
+                continue  # already split
+            j = -(j + 1)
+            for s in range(ns):
+                v = uv[s]
+                if not np.isfinite(xt[v, j]):
+                    continue
+                uc[s] += 1
+                k = ud[s] if xt[v, j] < us[s] else -ud[s]
+                if k == LEFT:
+                    which[j] = leftson
+                    nleft += 1
+                else:
+                    which[j] = rightson
+                    nright += 1
+                someleft -= 1
+                break
+    if someleft > 0 and usesurrogate == 2 and last != 0:
+        # all surrogates missing: the default direction (no default on a 50-50 split)
+        if last < 0:
+            dest = leftson
+            nleft += someleft
+        else:
+            dest = rightson
+            nright += someleft
+        for i in range(n1, n2):
+            j = sorts[var, i]
+            if j < 0:
+                j = -(j + 1)
+                if which[j] == nodenum:
+                    which[j] = dest
+    for v in range(sorts.shape[0]):
+        i1 = n1
+        i2 = i1 + nleft
+        i3 = i2 + nright
+        for i in range(n1, n2):
+            j = sorts[v, i]
+            jj = -(j + 1) if j < 0 else j
+            if which[jj] == leftson:
+                sorts[v, i1] = j
+                i1 += 1
+            elif which[jj] == rightson:
+                tempvec[i2] = j
+                i2 += 1
+            else:
+                tempvec[i3] = j  # went nowhere
+                i3 += 1
+        for i in range(n1 + nleft, n2):
+            sorts[v, i] = tempvec[i]
+    return nleft, nright
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def rpart_anova_missing(xt: np.ndarray, y: np.ndarray, maxdepth: int, min_split: int,
+                        min_node: int, cp: float, maxcompete: int, maxsurrogate: int,
+                        usesurrogate: int, surrogatestyle: int) -> SplitTable:
+    """rpart's anova tree on predictors that may hold non-finite (missing) values, unit
+    weights: the whole split table, in rpart's order (nodes in pre-order; each node's
+    primary split, its competitors by decreasing improvement, then its surrogates by
+    decreasing agreement).
+
+    Returns ``(node, var, index, count, ncat, improve, kind)``: ``count`` is the rows
+    that were not missing the variable (a surrogate's: the rows it sent, possibly 0),
+    ``ncat`` the direction, ``improve`` the improvement (a surrogate's: its agreement),
+    ``kind`` :data:`KIND_PRIMARY`, :data:`KIND_COMPETITOR` or :data:`KIND_SURROGATE`.
+    The control arguments are those of ``rpart.control``."""
+    p, n = xt.shape
+    maxpri = maxcompete + 1
+    if maxpri < 1:
+        maxpri = 1
+    maxsur = maxsurrogate if maxsurrogate > 0 else 0
+    root_risk = anovass_range(y, np.int64(0), n) if n > 0 else 0.0
+    alpha = cp * root_risk
+    maxnode = (1 << maxdepth) - 1
+    cap = 2 * n + 3
+    if 2 * maxnode + 3 < cap:
+        cap = 2 * maxnode + 3
+    node_i = np.full((cap, 5), -1, dtype=np.int64)
+    node_f = np.zeros((cap, 2), dtype=np.float64)
+    node_s = np.zeros((cap, 3), dtype=np.int64)
+    nsp = cap * maxpri
+    sv = np.zeros(nsp, dtype=np.int64)
+    si = np.zeros(nsp, dtype=np.float64)
+    ss = np.zeros(nsp, dtype=np.float64)
+    sd = np.zeros(nsp, dtype=np.int64)
+    sc = np.zeros(nsp, dtype=np.int64)
+    nsu = cap * max(maxsur, 1)
+    uv = np.zeros(nsu, dtype=np.int64)
+    ui = np.zeros(nsu, dtype=np.float64)
+    us = np.zeros(nsu, dtype=np.float64)
+    ud = np.zeros(nsu, dtype=np.int64)
+    uc = np.zeros(nsu, dtype=np.int64)
+    node_i[0, NI_NUM] = 1
+    node_i[0, NI_NSPLIT] = 0
+    node_f[0, NF_CP] = root_risk
+    node_f[0, NF_RISK] = root_risk
+    if n > 0 and p > 0 and n >= min_split and root_risk > alpha:
+        sorts = sort_columns_missing(xt)
+        which = np.ones(n, dtype=np.int64)
+        tempvec = np.zeros(n, dtype=np.int64)
+        tempy = np.zeros(n, dtype=np.int64)
+        xs = np.empty(n + 1, dtype=np.float64)
+        ty = np.empty(n + 1, dtype=np.float64)
+        inv = np.empty(n + 1, dtype=np.float64)
+        inv[0] = 0.0
+        for s in range(1, n + 1):
+            inv[s] = 1.0 / s
+        cnt = np.zeros(3, dtype=np.int64)  # slots, primary entries, surrogate entries used
+        cnt[0] = 1
+        fr = np.zeros((64, FR_NCOL + 1), dtype=np.int64)  # + the right son's row count
+        f_lrisk = np.zeros(64, dtype=np.float64)
+        iscale = 0.0
+        ret_split = 0
+        ret_risk = 0.0
+        _push(fr, 0, 1, 0, 0, n)
+        sp = 1
+        while sp > 0:
+            f = sp - 1
+            nodenum = fr[f, FR_NODENUM]
+            me = fr[f, FR_SLOT]
+            n1 = fr[f, FR_N1]
+            n2 = fr[f, FR_N2]
+            if fr[f, FR_STAGE] == 0:
+                if nodenum > 1:
+                    for i in range(n1, n2):
+                        j = sorts[0, i]  # any variable would do, use the first
+                        ty[i - n1] = y[-(j + 1) if j < 0 else j]
+                    node_f[me, NF_RISK] = anovass_range(ty, np.int64(0), n2 - n1)
+                    tempcp = min(node_f[me, NF_RISK], node_f[me, NF_CP])
+                else:
+                    tempcp = node_f[me, NF_RISK]
+                my_risk = node_f[me, NF_RISK]
+                if (n2 - n1) < min_split or tempcp <= alpha or nodenum > maxnode:
+                    node_f[me, NF_CP] = alpha
+                    ret_split = 0
+                    ret_risk = my_risk
+                    sp -= 1
+                    continue
+                # bsplit: each variable on its rows that are not missing it
+                start = cnt[1]
+                nl = 0
+                for i in range(p):
+                    k = 0
+                    for t in range(n1, n2):
+                        j = sorts[i, t]
+                        if j >= 0:
+                            xs[k] = xt[i, j]
+                            ty[k] = y[j]
+                            k += 1
+                    if k == 0 or xs[0] == xs[k - 1]:
+                        continue  # no place to split
+                    improve, split, direction = anova_continuous(xs, ty, k, min_node, my_risk,
+                                                                 inv)
+                    nl, iscale = _insert_split(i, k, improve, split, direction, nl, iscale,
+                                               maxpri, sv[start:], si[start:], ss[start:],
+                                               sd[start:], sc[start:])
+                if nl == 0:
+                    # rather rare: no split worth doing
+                    node_f[me, NF_CP] = alpha
+                    ret_split = 0
+                    ret_risk = my_risk
+                    sp -= 1
+                    continue
+                cnt[1] = start + nl
+                node_i[me, NI_SPLIT0] = start
+                node_i[me, NI_NSPLIT] = nl
+                var = sv[start]
+                spoint = ss[start]
+                extra = sd[start]
+                u0 = cnt[2]
+                ns = 0
+                last = 0
+                if maxsur > 0:
+                    ns, last = _surrogates(xt, sorts, n1, n2, var, spoint, extra, maxsur,
+                                           surrogatestyle, tempy, uv[u0:], ui[u0:], us[u0:],
+                                           ud[u0:], uc[u0:])
+                cnt[2] = u0 + ns
+                node_s[me, NS_SUR0] = u0
+                node_s[me, NS_NSUR] = ns
+                node_s[me, NS_LAST] = last
+                nleft, nright = _nodesplit_missing(xt, sorts, which, tempvec, nodenum, n1, n2,
+                                                   var, spoint, extra, usesurrogate, ns, last,
+                                                   uv[u0:], us[u0:], ud[u0:], uc[u0:])
+                fr[f, FR_NLEFT] = nleft
+                fr[f, FR_NCOL] = nright
+                lslot = cnt[0]
+                cnt[0] += 2
+                node_i[lslot, NI_NUM] = 2 * nodenum
+                node_i[lslot + 1, NI_NUM] = 2 * nodenum + 1
+                node_i[me, NI_LEFT] = lslot
+                node_i[me, NI_RIGHT] = lslot + 1
+                node_f[lslot, NF_CP] = tempcp - alpha
+                fr[f, FR_STAGE] = 1
+                _push(fr, sp, 2 * nodenum, lslot, n1, n1 + nleft)
+                sp += 1
+            elif fr[f, FR_STAGE] == 1:
+                fr[f, FR_LSPLIT] = ret_split
+                f_lrisk[f] = ret_risk
+                _right_son_cp(node_i, node_f, me, ret_split, ret_risk, alpha)
+                fr[f, FR_STAGE] = 2
+                r1 = n1 + fr[f, FR_NLEFT]
+                _push(fr, sp, 2 * nodenum + 1, node_i[me, NI_RIGHT], r1, r1 + fr[f, FR_NCOL])
+                sp += 1
+            else:
+                ret_split, ret_risk = _combine_sons(node_i, node_f, me, fr[f, FR_LSPLIT],
+                                                    f_lrisk[f], ret_split, ret_risk, alpha)
+                sp -= 1
+    # rpmatrix: pre-order walk, each split node's primaries then its surrogates
+    m = 0
+    stack = np.empty(cap + 2, dtype=np.int64)
+    order_out = np.empty(cap, dtype=np.int64)
+    nout = 0
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        s = stack[top]
+        if node_i[s, NI_LEFT] < 0:
+            continue
+        order_out[nout] = s
+        nout += 1
+        m += node_i[s, NI_NSPLIT] + node_s[s, NS_NSUR]
+        stack[top] = node_i[s, NI_RIGHT]
+        stack[top + 1] = node_i[s, NI_LEFT]
+        top += 2
+    out_node = np.empty(m, dtype=np.int64)
+    out_var = np.empty(m, dtype=np.int64)
+    out_index = np.empty(m, dtype=np.float64)
+    out_count = np.empty(m, dtype=np.int64)
+    out_ncat = np.empty(m, dtype=np.int64)
+    out_improve = np.empty(m, dtype=np.float64)
+    out_kind = np.empty(m, dtype=np.int64)
+    r = 0
+    for t in range(nout):
+        s = order_out[t]
+        st = node_i[s, NI_SPLIT0]
+        for u in range(node_i[s, NI_NSPLIT]):
+            out_node[r] = node_i[s, NI_NUM]
+            out_var[r] = sv[st + u]
+            out_index[r] = ss[st + u]
+            out_count[r] = sc[st + u]
+            out_ncat[r] = sd[st + u]
+            out_improve[r] = si[st + u]
+            out_kind[r] = KIND_PRIMARY if u == 0 else KIND_COMPETITOR
+            r += 1
+        st = node_s[s, NS_SUR0]
+        for u in range(node_s[s, NS_NSUR]):
+            out_node[r] = node_i[s, NI_NUM]
+            out_var[r] = uv[st + u]
+            out_index[r] = us[st + u]
+            out_count[r] = uc[st + u]
+            out_ncat[r] = ud[st + u]
+            out_improve[r] = ui[st + u]
+            out_kind[r] = KIND_SURROGATE
+            r += 1
+    return out_node, out_var, out_index, out_count, out_ncat, out_improve, out_kind

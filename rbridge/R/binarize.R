@@ -199,8 +199,8 @@ import_external_rules <- function(x, y, verbose = FALSE) {
                                      "columns (code factors first, e.g. with model.matrix())"),
                                names(x)[j], .describe(v)), here))
     }
-    if (any(!is.finite(v))) {
-      stop(simpleError(sprintf(paste("column '%s' has missing or infinite values; impute",
+    if (anyNA(v)) {  # Inf and -Inf are allowed: rpart treats them as missing
+      stop(simpleError(sprintf(paste("column '%s' has missing values; impute",
                                      "them first (bsnsing() uses the column medians)"),
                                names(x)[j]), here))
     }

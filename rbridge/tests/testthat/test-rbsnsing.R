@@ -128,6 +128,14 @@ test_that("binarize.y codes responses as bsnsing() does (R bsnsing's Q2 fixed)",
   }
 })
 
+# Inf and -Inf in some rows: rpart treats them as missing (surrogate splits)
+with_inf <- function(d) {
+  d$mpg[c(3, 50, 90, 91, 200)] <- c(Inf, -Inf, Inf, Inf, -Inf)
+  d$weight[c(4, 50, 120)] <- c(-Inf, Inf, Inf)
+  d
+}
+environment(with_inf) <- globalenv()  # (sent to the R bsnsing process as it is)
+
 test_that("the building blocks agree with R bsnsing's", {
   skip_if_no_pybsnsing()
   y <- as.integer(auto$origin == "USA")
@@ -140,6 +148,7 @@ test_that("the building blocks agree with R bsnsing's", {
     fac_num = binarize.factor(auto$cylinders, "cyl", y),
     ext = import_external_rules(auto[, c("mpg", "displacement", "weight")], y),
     ext_none = import_external_rules(auto[1:5, c("mpg", "weight")], y[1:5]),
+    ext_inf = import_external_rules(with_inf(auto[, c("mpg", "displacement", "weight")]), y),
     y = lapply(list(factor(c("good", "bad", "good")), c(TRUE, FALSE), c(0L, 3L, 3L)),
                binarize.y))
   bx <- binarize(auto[, c("mpg", "weight")], y, target = 1)
@@ -148,7 +157,7 @@ test_that("the building blocks agree with R bsnsing's", {
   expect_identical(length(mine$ext), 18L)
   expect_null(mine$ext_none)
   skip_if_no_rbsnsing()
-  ref <- with_rbsnsing(function(bx) {
+  ref <- with_rbsnsing(function(bx, with_inf) {
     y <- as.integer(auto$origin == "USA")
     list(
       num = lapply(c("mpg", "weight", "displacement"), function(v) {
@@ -159,11 +168,13 @@ test_that("the building blocks agree with R bsnsing's", {
       fac_num = binarize.factor(auto$cylinders, "cyl", y),
       ext = import_external_rules(auto[, c("mpg", "displacement", "weight")], y, FALSE),
       ext_none = import_external_rules(auto[1:5, c("mpg", "weight")], y[1:5], FALSE),
+      ext_inf = import_external_rules(with_inf(auto[, c("mpg", "displacement", "weight")]), y,
+                                      FALSE),
       y = lapply(list(factor(c("good", "bad", "good")), c(TRUE, FALSE), c(0L, 3L, 3L)),
                  binarize.y),
       enum = rcpp_bslearn(nrow(bx), ncol(bx), y, as.integer(unlist(bx)), seq_len(ncol(bx)),
                           2L, 10L, 10L, 0L, 0L))
-  }, list(bx = bx))
+  }, list(bx = bx, with_inf = with_inf))
   for (k in names(ref)) expect_identical(mine[[k]], ref[[k]], label = k)
 })
 
