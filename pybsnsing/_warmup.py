@@ -126,6 +126,8 @@ def _warm_external() -> None:
     X2, names2, y2 = tiny_problem(1100, seed=1)
     external_questions(X2, names2, y2)
     external_questions(X[:50], names, y[:50])
+    X[::7, 0] = np.inf  # infinite values: rpart's code path with missing values
+    external_questions(X, names, y)
 
 
 def _warm_optimal() -> None:
