@@ -435,12 +435,17 @@ def _external_group_keys(cols: np.ndarray, ge: np.ndarray) -> tuple[np.ndarray, 
 def external_question_set(X: np.ndarray, names: Sequence[str], y: np.ndarray,
                           method: ExternalMethod = "rpart", *, cut: Literal["printed",
                           "exact"] = "printed",
-                          orders: Sequence[np.ndarray | None] | None = None) -> ExternalQuestionSet:
+                          orders: Sequence[np.ndarray | None] | None = None,
+                          answer_X: np.ndarray | None = None) -> ExternalQuestionSet:
     """Like :func:`external_questions`, keeping each question's column and direction
-    (what the tree needs to group questions without reading texts)."""
+    (what the tree needs to group questions without reading texts). ``answer_X``: the
+    values the questions are answered on, when they are not ``X``'s (R evaluates the
+    text: :func:`pybsnsing.rules.evaluated_columns`); NaN answers no."""
     xt, texts, cols, _, cuts = _questions(X, names, y, method, cut, orders)
     half = len(texts) // 2
     ge = np.arange(len(texts)) >= half
+    if answer_X is not None:
+        xt = np.ascontiguousarray(np.asarray(answer_X, dtype=np.float64).T)
     answers = _k.answer_matrix(
         xt,
         np.array(cols, dtype=np.int64),

@@ -39,6 +39,7 @@ __all__ = [
     "Question",
     "evaluate_question",
     "evaluate_rule",
+    "evaluated_columns",
     "NUMERIC_OPS",
     "numeric_comparison",
     "parse_question",
@@ -433,11 +434,80 @@ def numeric_comparison(q: Question) -> int:
 def column_key(q: Question, keys: Mapping[str, Any]) -> str | None:
     """The key of ``keys`` (a mapping from column name) holding ``q``'s column, looked up
     as :func:`evaluate_rule` looks it up in such a mapping (the name as written, then
-    unquoted); None when neither is a key (a transform, or a missing column)."""
+    unquoted); None when neither is a key (a transform, or a missing column), or when
+    the name is a call that R computes from the columns it uses (:func:`_call_variables`)."""
+    if _call_variables(q, keys) is not None:
+        return None
     for key in (q.label, q.name):
         if key in keys:
             return key
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_call(name: str) -> Any:
+    """The expression of a call name such as ``log(Age)`` (None: not a call pybsnsing
+    can compute, or one without variables)."""
+    from .errors import PybsnsingError
+    from .formula import parse_expr
+
+    if "(" not in name:
+        return None
+    try:
+        expr = parse_expr(name)
+    except PybsnsingError:
+        return None
+    return expr if expr.variables() else None
+
+
+def _call_variables(q: Question,
+                    columns: Mapping[str, Any] | pd.DataFrame) -> list[str] | None:
+    """The keys of ``columns`` that an unquoted call name (``log(Age)``) uses, when all of
+    them are there: R's ``eval(parse(text = rule))`` computes ``log(Age)`` from the column
+    ``Age`` (a call, not the name of the design column ``log(Age)``), so where ``Age``
+    was imputed or ``log`` gives NaN the two differ. None otherwise (then the column
+    named ``log(Age)`` is used, where R stops with "object 'Age' not found")."""
+    if q.quoted:
+        return None
+    expr = _parsed_call(q.name)
+    if expr is None:
+        return None
+    keys = []
+    for var in expr.variables():
+        for key in (var, quote_name(var)):
+            if _lookup(columns, key) is not None if isinstance(columns, pd.DataFrame) \
+                    else key in columns:
+                keys.append(key)
+                break
+        else:
+            return None
+    return keys
+
+
+def evaluated_columns(X: np.ndarray, names: Sequence[str]) -> dict[int, np.ndarray]:
+    """The design columns whose values differ from what R's text evaluation sees.
+
+    R bsnsing answers its rpart questions (and re-evaluates its rules) by evaluating the
+    TEXT on the node's design data frame: a question on the design column ``log(x)``
+    computes ``log(x)`` from the column ``x`` (:func:`_call_variables`). That gives other
+    values than the design column where ``log`` gives NaN (a negative ``x``: the design
+    column holds the median imputed there, the text evaluation NaN, answering FALSE) or
+    where ``x`` was imputed (``abs(median(x))`` is not ``median(abs(x))``). Returns
+    ``{column: the values R's evaluation computes}`` for the columns where any value
+    differs (NaN equal to NaN); usually empty."""
+    X = np.asarray(X, dtype=np.float64)
+    cols = {nm: X[:, j] for j, nm in enumerate(names)}
+    out: dict[int, np.ndarray] = {}
+    for j, nm in enumerate(names):
+        if nm.startswith("`") or "(" not in nm:
+            continue
+        q = Question(nm, "==", 0.0)
+        if _call_variables(q, cols) is None:
+            continue
+        vals = _get_column(cols, q)
+        if not np.array_equal(vals, X[:, j], equal_nan=True):
+            out[j] = vals
+    return out
 
 
 def evaluate_rule(
@@ -501,42 +571,36 @@ def _lookup(columns: Mapping[str, Any] | pd.DataFrame, name: str) -> Any:
 
 
 def _get_column(columns: Mapping[str, Any] | pd.DataFrame, q: Question | str) -> Any:
-    """The values a question's name stands for: the column of that name (as written,
-    then unquoted), or, for a transform such as ``log(Age)``, its value computed from
-    the columns it uses (R's ``with(data, log(Age))``; a fixed list of functions)."""
+    """The values a question's name stands for: for a call such as ``log(Age)`` whose
+    columns are in ``columns``, its value computed from them (R's ``with(data,
+    log(Age))``; a fixed list of functions), else the column of that name (as written,
+    then unquoted), else the call computed from the data's columns."""
     if isinstance(q, str):
         q = Question(q, "==", 0.0)
-    for key in dict.fromkeys((q.label, q.name)):
-        col = _lookup(columns, key)
-        if col is not None:
-            return col
-    if not q.quoted and "(" in q.name:
-        from .errors import PybsnsingError
-        from .formula import evaluate_expr, parse_expr
+    if _call_variables(q, columns) is None:
+        for key in dict.fromkeys((q.label, q.name)):
+            col = _lookup(columns, key)
+            if col is not None:
+                return col
+    expr = None if q.quoted else _parsed_call(q.name)
+    if expr is not None:
+        from .formula import evaluate_expr
 
-        try:
-            expr = parse_expr(q.name)
-        except PybsnsingError:
-            expr = None
-        if expr is not None:
-            def column(var: str) -> np.ndarray:
-                col = _lookup(columns, var)
-                if col is None:
-                    col = _lookup(columns, quote_name(var))
-                if col is None:
-                    raise PybsnsingKeyError(f"object {var!r} not found (the rule uses "
-                                            f"{q.name!r}, and the data lack {var!r})")
-                kind, data, missing = _column_kind(col)
-                if kind == "str":
-                    raise PybsnsingValueError(f"{q.name!r}: the column {var!r} is not numeric")
-                return data
+        def column(var: str) -> np.ndarray:
+            col = _lookup(columns, var)
+            if col is None:
+                col = _lookup(columns, quote_name(var))
+            if col is None:
+                raise PybsnsingKeyError(f"object {var!r} not found (the rule uses "
+                                        f"{q.name!r}, and the data lack {var!r})")
+            kind, data, missing = _column_kind(col)
+            if kind == "str":
+                raise PybsnsingValueError(f"{q.name!r}: the column {var!r} is not numeric")
+            return data
 
+        with np.errstate(all="ignore"):  # log(-1): NaN, as R (whose warning is dropped)
             value = evaluate_expr(expr, column)
-            n = None
-            for v in expr.variables():
-                n = len(column(v))
-                break
-            return np.broadcast_to(np.asarray(value, dtype=np.float64),
-                                   (n,) if n is not None else np.shape(value)).copy()
+        n = len(column(expr.variables()[0]))
+        return np.broadcast_to(np.asarray(value, dtype=np.float64), (n,)).copy()
     raise PybsnsingKeyError(
         f"object {q.name!r} not found (the rule uses a column the data lack)")

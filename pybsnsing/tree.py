@@ -68,7 +68,7 @@ from .questions import (
     stable_argsort,
 )
 from .rnames import read_quoted
-from .rules import column_key, evaluate_rule, numeric_comparison, parse_rule
+from .rules import column_key, evaluate_rule, evaluated_columns, numeric_comparison, parse_rule
 from .search import (
     enum_search,
     enum_search_packed,
@@ -266,6 +266,9 @@ class NodeColumns(Mapping):
     def __getitem__(self, name: str) -> np.ndarray:
         return self._X[:, self._col_of[name]].take(self._rows)
 
+    def __contains__(self, name: object) -> bool:  # (without fetching the column)
+        return name in self._col_of
+
     def __iter__(self):
         return iter(self._col_of)
 
@@ -452,6 +455,10 @@ class Grower:
         # the packed external path needs finite values (rpart treats infinite ones as
         # missing: the dense path replays that, with surrogate splits)
         self.finite = bool(np.isfinite(self.X).all())
+        # columns such as log(x) whose external questions R answers from x (its text
+        # evaluation), where that differs from the design column: answered densely
+        self.evaluated = evaluated_columns(self.X, self.names) if any(
+            "(" in nm for nm in self.names) else {}
         self.xt: np.ndarray | None = None  # X.T, for the packed external path
         self.slabs: ListSlabs | None = None  # where large nodes' lists go (grow_tree)
         self.scratch: PackScratch | None = None  # reused packed answers (grow_nodes)
@@ -513,6 +520,7 @@ class Grower:
         n = rows.shape[0]
         g = copy.copy(self)
         g.X = self.rows_matrix(rows)
+        g.evaluated = {j: v.take(rows) for j, v in self.evaluated.items()}
         g.y = self.y.take(rows)
         g.yb = self.yb.take(rows)
         if self.w is not None:
@@ -753,13 +761,18 @@ class Grower:
         on the node's rows (native rpart, or R's rpart through rpy2). ``ordv``: the
         values of ``ordm``, read by native rpart (None: it gathers them)."""
         method = self.external
-        if method == "rpart" and packed and self.plain and self.finite:
+        if method == "rpart" and packed and self.plain and self.finite and not self.evaluated:
             xt, yf = self._packed_external_inputs()
             return node_external(self.X, xt, yf, ordm, rows, self.names, ordv)
         # Fortran order makes external's X.T contiguous
         orders = self.positions(rows, ordm) if method == "rpart" else None
+        answer_x = None
+        if self.evaluated:
+            answer_x = self.rows_matrix(rows)
+            for j, vals in self.evaluated.items():
+                answer_x[:, j] = vals.take(rows)
         return external_question_set(self.rows_matrix(rows), self.names, self.y.take(rows),
-                                     method=method, orders=orders)
+                                     method=method, orders=orders, answer_X=answer_x)
 
     def rows_matrix(self, rows: np.ndarray) -> np.ndarray:
         """The rows ``rows`` of ``X``, column-major, copied column by column (a take

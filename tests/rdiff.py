@@ -339,9 +339,11 @@ def generate_wide_case(seed: int, *, max_rows: int = 1500) -> Case:
     up to a random bound of 60 to ``max_rows``) with other formula shapes: the
     predictors of several :func:`generate_case` data sets side by side (``name_k`` for
     the k-th: its first rows, recycled when it has fewer), and ``y ~ .``, ``y ~ . - x``,
-    or a numeric column also through a function (``exp``/``abs``:
-    ``y ~ abs(x) + x + ...``). Deterministic in ``seed``; the response, the control
-    (``max.rules`` at most 2) and the first predictors are the first data set's."""
+    or a numeric column (missing values allowed) also through a function (``exp``,
+    ``abs``, ``log``, ``sqrt``: ``y ~ log(x) + x + ...``; R evaluates the rules on ``x``,
+    where ``log`` may give NaN or ``-Inf`` and ``exp`` ``Inf``). Deterministic in
+    ``seed``; the response, the control (``max.rules`` at most 2) and the first
+    predictors are the first data set's."""
     rng = np.random.default_rng([seed, 7])
     base = generate_case(seed, max_rows=int(rng.integers(60, max_rows + 1)))
     n = base.n
@@ -356,8 +358,7 @@ def generate_wide_case(seed: int, *, max_rows: int = 1500) -> Case:
             if c != "y":
                 cols[f"{c}_{k}"], spec[f"{c}_{k}"] = [v[i] for i in take], other.spec[c]
     preds = [c for c in cols if c != "y"]
-    numeric = [c for c in preds if spec[c]["class"] in ("numeric", "integer")
-               and all(v is not None for v in cols[c])]
+    numeric = [c for c in preds if spec[c]["class"] in ("numeric", "integer")]
     names, chances = zip(*_WIDE_FORMULAS, strict=True)
     shape = str(rng.choice(names, p=chances))
     if shape == "function" and not numeric:
@@ -368,7 +369,8 @@ def generate_wide_case(seed: int, *, max_rows: int = 1500) -> Case:
         formula = "y ~ ."
     else:  # (with the column itself in the model: R evaluates the rules on it)
         c = numeric[int(rng.integers(0, len(numeric)))]
-        formula = "y ~ " + " + ".join([f"{rng.choice(['exp', 'abs'])}({c})"] + preds)
+        fun = rng.choice(["exp", "abs", "log", "sqrt"])
+        formula = "y ~ " + " + ".join([f"{fun}({c})"] + preds)
     control = dict(base.control)
     if control.get("max.rules", 2) > 2:  # R's search of 3+ rules among the questions of
         control["max.rules"] = 2  # 20 columns takes many minutes (its pure-R enum: hours)

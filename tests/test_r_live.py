@@ -86,3 +86,59 @@ def test_past_differences_identical_to_r(r_ready, seed):
         kind, _r, _py, diffs = rdiff.run_case(case)
     assert kind != "different", "\n".join(d[:600] for d in diffs[:3])
     assert kind in ("identical", "R predict error"), kind
+
+
+def _edge_cases() -> dict[str, rdiff.Case]:
+    """Hand-made data sets at the edges of R's numeric handling: infinite values (values
+    for bsnsing's own questions, missing for its rpart calls; counted in the medians that
+    impute NA) and function terms that R evaluates from their column (``log`` of a
+    negative or zero value, ``sqrt`` of a negative, ``abs`` of an imputed value)."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    n = 60
+    y = ["a" if v < 0.5 else "b" for v in rng.random(n)]
+    z = [repr(float(v)) for v in np.round(rng.normal(size=n), 2)]
+    u = [repr(float(v)) for v in np.round(rng.normal(size=n) * 3, 1)]
+
+    def case(cols: dict, formula: str = "y ~ .", control: dict | None = None) -> rdiff.Case:
+        spec = {"y": {"class": "character"}} | {c: {"class": "numeric"} for c in cols}
+        return rdiff.Case(seed=0, columns={"y": y, **cols}, spec=spec, formula=formula,
+                          control=control or {}, train_rows=list(range(1, 46)),
+                          test_rows=list(range(46, n + 1)))
+
+    def col(f) -> list:
+        return [f(i) for i in range(n)]
+
+    with_inf = col(lambda i: "Inf" if i % 3 == 0 else z[i])
+    with_minf = col(lambda i: "-Inf" if i % 4 == 0 else z[(i * 7) % n])
+    return {
+        "all Inf": case({"x": ["Inf"] * n, "z": z}),
+        "Inf and NA": case({"x": col(lambda i: "Inf" if i % 7 == 0 else (
+            None if i % 5 == 0 else z[(i * 3) % n])), "z": z}),
+        "only -Inf and Inf": case({"x": col(lambda i: ("-Inf", "Inf")[int(i * 7 % 11 < 5)]),
+                                   "z": z}),
+        "Inf, rpart questions": case({"x": with_inf, "w": with_minf},
+                                     control={"import.external": True, "max.rules": 3}),
+        "Inf, no rpart": case({"x": with_inf, "w": with_minf},
+                              control={"import.external": False}),
+        "Inf, few values": case({"x": col(lambda i: ["Inf", "1", "2", "-Inf"][i % 4]), "z": z}),
+        "log(x), x <= 0": case({"x": col(lambda i: repr(float(i % 4 - 1)))},
+                               formula="y ~ log(x) + x"),
+        "sqrt(u), u < 0": case({"u": u, "z": z}, formula="y ~ sqrt(u) + u + z"),
+        "abs(u), u imputed": case({"u": col(lambda i: None if i % 6 == 0 else u[i]), "z": z},
+                                  formula="y ~ abs(u) + u + z"),
+        "exp(x) overflows": case({"x": col(lambda i: repr(float(i % 9) * 100.0)), "z": z},
+                                 formula="y ~ exp(x) + x + z"),
+    }
+
+
+EDGE_CASES = _edge_cases()
+
+
+@pytest.mark.parametrize("name", EDGE_CASES)
+def test_edge_cases_identical_to_r(r_ready, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kind, _r, _py, diffs = rdiff.run_case(EDGE_CASES[name])
+    assert kind == "identical", f"{kind}: " + "\n".join(d[:600] for d in diffs[:3])

@@ -16,6 +16,7 @@ from pybsnsing.rules import (
     Question,
     evaluate_question,
     evaluate_rule,
+    evaluated_columns,
     parse_question,
     parse_rule,
     rule_variables,
@@ -369,3 +370,29 @@ def test_split_rule_without_quotes_splits_as_with_them() -> None:
         assert split_rule(text) == split_rule("`z` | " + text)[1:]
 
     check()
+
+
+def test_a_call_is_computed_from_its_column_as_r_evaluates_the_text():
+    """R evaluates ``log(x) < 0.5`` by computing ``log(x)`` from the column ``x`` (a call,
+    not the name of the design column ``log(x)``): where ``log`` gives NaN the design
+    column holds an imputed value, the text evaluation NaN (FALSE). Without ``x`` in the
+    data the column named ``log(x)`` is used (R stops: "object 'x' not found")."""
+    x = np.array([-1.0, 0.0, 1.0, 2.0])
+    imputed = np.array([0.0, -np.inf, 0.0, np.log(2.0)])  # log(x), NaN imputed by 0
+    cols = {"x": x, "log(x)": imputed}
+    assert evaluate_rule("log(x) < 0.5", cols).tolist() == [False, True, True, False]
+    assert evaluate_rule("log(x)=='0'", cols).tolist() == [False, False, True, False]
+    assert evaluate_rule("log(x) < 0.5", {"log(x)": imputed}).tolist() == [True] * 3 + [False]
+    # a backticked name is a column name
+    assert evaluate_rule("`log(x)` < 0.5", {"x": x, "`log(x)`": imputed}).tolist() == [
+        True, True, True, False]
+
+
+def test_evaluated_columns_lists_the_columns_r_evaluates_otherwise():
+    x = np.array([-1.0, 0.0, 1.0, 2.0, 3.0])
+    X = np.column_stack([np.ones(5), x, np.sqrt(np.abs(x)), np.exp(x)])
+    names = ["z", "x", "sqrt(x)", "exp(x)"]
+    out = evaluated_columns(X, names)
+    assert list(out) == [2]  # sqrt(-1) is NaN; exp(x) equals its design column
+    assert np.isnan(out[2][0]) and np.array_equal(out[2][1:], X[1:, 2])
+    assert evaluated_columns(X[:, [0, 2, 3]], ["z", "sqrt(x)", "exp(x)"]) == {}
