@@ -436,11 +436,15 @@ def external_question_set(X: np.ndarray, names: Sequence[str], y: np.ndarray,
                           method: ExternalMethod = "rpart", *, cut: Literal["printed",
                           "exact"] = "printed",
                           orders: Sequence[np.ndarray | None] | None = None,
-                          answer_X: np.ndarray | None = None) -> ExternalQuestionSet:
+                          answer_X: np.ndarray | None = None,
+                          nan_answer: int = 0) -> ExternalQuestionSet:
     """Like :func:`external_questions`, keeping each question's column and direction
     (what the tree needs to group questions without reading texts). ``answer_X``: the
     values the questions are answered on, when they are not ``X``'s (R evaluates the
-    text: :func:`pybsnsing.rules.evaluated_columns`); NaN answers no."""
+    text: :func:`pybsnsing.rules.evaluated_columns`). A NaN value answers NA in R
+    (``ifelse(NA, 1, 0)``), which R bsnsing's C search reads as 0 and its R search
+    (``opt.solver = "enum"``: ``rowSums(...) == 0`` is NA, not a "no") as 1:
+    ``nan_answer``."""
     xt, texts, cols, _, cuts = _questions(X, names, y, method, cut, orders)
     half = len(texts) // 2
     ge = np.arange(len(texts)) >= half
@@ -452,6 +456,11 @@ def external_question_set(X: np.ndarray, names: Sequence[str], y: np.ndarray,
         ge.astype(np.int64),
         np.array(cuts, dtype=np.float64),
     )
+    if nan_answer and answer_X is not None:
+        for q, c in enumerate(cols):
+            missing = np.isnan(xt[c])
+            if missing.any():
+                answers[missing, q] = 1
     return ExternalQuestionSet(texts, np.array(cols, dtype=np.int64), ge, answers)
 
 

@@ -772,7 +772,8 @@ class Grower:
             for j, vals in self.evaluated.items():
                 answer_x[:, j] = vals.take(rows)
         return external_question_set(self.rows_matrix(rows), self.names, self.y.take(rows),
-                                     method=method, orders=orders, answer_X=answer_x)
+                                     method=method, orders=orders, answer_X=answer_x,
+                                     nan_answer=int(self.control.opt_solver == "enum"))
 
     def rows_matrix(self, rows: np.ndarray) -> np.ndarray:
         """The rows ``rows`` of ``X``, column-major, copied column by column (a take
