@@ -605,6 +605,27 @@ def _unique_names(raw: list[str], calls: list[bool]) -> list[str]:
     return names
 
 
+def column_median(values: np.ndarray, name: str) -> float:
+    """The value that imputes the missing values of the design column ``name`` from its
+    present ``values`` (infinite ones included): R's ``median(x, na.rm = TRUE)``
+    (:func:`~pybsnsing.rformat.r_median`).
+
+    Raises:
+        PybsnsingValueError: no values, or an undefined median (``-Inf`` and ``Inf`` in
+            the middle: R would impute NaN).
+    """
+    from .rformat import r_median
+
+    if values.shape[0] == 0:
+        raise PybsnsingValueError(f"predictor columns with only missing values: {[name]}")
+    med = r_median(values)
+    if np.isnan(med):
+        raise PybsnsingValueError(
+            f"cannot impute the missing values of {[name]}: the median of the other "
+            "values is undefined (-Inf and Inf in the middle)")
+    return med
+
+
 def _impute_medians(X: np.ndarray, names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Replace the missing values (NaN) of ``X`` (in place) by their column's median, as
     R bsnsing does (``median(x, na.rm = TRUE)``, infinite values included: see
@@ -620,16 +641,9 @@ def _impute_medians(X: np.ndarray, names: list[str]) -> tuple[np.ndarray, np.nda
     all_missing = [names[j] for j in bad if missing_x[:, j].all()]
     if all_missing:
         raise PybsnsingValueError(f"predictor columns with only missing values: {all_missing}")
-    from .rformat import r_median
-
     for j in bad:
-        medians[j] = r_median(X[~missing_x[:, j], j])
+        medians[j] = column_median(X[~missing_x[:, j], j], names[j])
         X[missing_x[:, j], j] = medians[j]
-    undefined = [names[j] for j in bad if np.isnan(medians[j])]
-    if undefined:  # the middle values are -Inf and Inf: R would impute NaN
-        raise PybsnsingValueError(
-            f"cannot impute the missing values of {undefined}: the median of the other "
-            "values is undefined (-Inf and Inf in the middle)")
     return medians, missing_x
 
 

@@ -108,6 +108,20 @@ def test_missing_values_imputed_as_in_memory(client, tmp_path: Path):
     np.testing.assert_array_equal(got.predict(df, impute=True), ref.predict(df, impute=True))
 
 
+def test_infinite_values_as_in_memory(client):
+    """Inf and -Inf are values (their rows go down the distributed nodes by them) and
+    count in the medians; rpart treats them as missing (surrogates): the same tree."""
+    df = _synthetic(3000, seed=11)
+    rng = np.random.default_rng(2)
+    df.loc[rng.random(len(df)) < 0.03, "x1"] = np.inf
+    df.loc[rng.random(len(df)) < 0.03, "x2"] = -np.inf
+    df.loc[rng.random(len(df)) < 0.05, "x1"] = np.nan
+    got = bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=3), client, local_rows=400)
+    ref = bsnsing("y ~ .", df)
+    assert_same(ref, got)
+    np.testing.assert_array_equal(got.design.medians, ref.design.medians)
+
+
 def test_whole_tree_local(client):
     df = _synthetic(2000, seed=5)
     got = bsnsing_dask("y ~ .", dd.from_pandas(df, npartitions=2), client)
@@ -238,8 +252,14 @@ def _question_cases():
     miss = _synthetic(2500, seed=4)
     for col in ("x1", "x2", "cnt"):
         miss.loc[rng.random(len(miss)) < 0.1, col] = np.nan
+    inf = df.copy()  # infinite values: buckets of their own, the finite range between
+    inf.loc[rng.random(n) < 0.05, "x"] = np.inf
+    inf.loc[rng.random(n) < 0.05, "x"] = -np.inf
+    inf.loc[rng.random(n) < 0.5, "sorted"] = np.inf
+    inf["huge"] = rng.choice([-1.7e308, 1.7e308, 0.0], n)
     yield "ties", "y ~ .", df
     yield "missing", "y ~ .", miss
+    yield "infinite", "y ~ .", inf
     for name in ("pima", "GlaucomaMVF", "titanic", "BreastCancer"):
         yield name, dataset_formula(name), load_dataset(name)
 
@@ -258,7 +278,8 @@ def test_questions_equal_in_memory(case):
     y = (yser.astype(str) == sorted(yser.astype(str).unique())[-1]).to_numpy(np.int64)
     rng = np.random.default_rng(len(df))
     nodes = [np.arange(X.shape[0])]
-    j = int(np.argmax(X.std(axis=0)))
+    with np.errstate(all="ignore"):  # (infinite values: a NaN spread)
+        j = int(np.argmax(np.nan_to_num(X.std(axis=0), nan=-1.0)))
     nodes += [np.flatnonzero(X[:, j] > np.median(X[:, j])),
               np.flatnonzero(X[:, j] <= np.median(X[:, j]))]
     for rows in nodes:

@@ -81,7 +81,14 @@ from numba import njit
 
 from .._optional import require
 from ..control import BsControl, resolve_control
-from ..design import Design, DesignWarning, build_design, class_priors, code_response
+from ..design import (
+    Design,
+    DesignWarning,
+    build_design,
+    class_priors,
+    code_response,
+    column_median,
+)
 from ..errors import DataError, PybsnsingError, PybsnsingTypeError, PybsnsingValueError
 from ..formula import parse_formula
 from ..model import BsnsingModel, MBsnsingModel
@@ -1663,10 +1670,7 @@ def _impute_blocks(c: Any, blocks: list, where: list[str], names: list[str]
     for j in miss:
         vals = np.concatenate(c.gather([_pinned(c, _present_values, b, w, j)
                                         for b, w in bw]))
-        if vals.shape[0] == 0:
-            raise PybsnsingValueError(
-                f"predictor columns with only missing values: {[names[j]]}")
-        medians[j] = float(np.median(vals))
+        medians[j] = column_median(vals, names[j])
     if miss:
         blocks = [_pinned(c, _impute, b, w, medians) for b, w in bw]
     return blocks, medians

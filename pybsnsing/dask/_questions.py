@@ -127,8 +127,8 @@ def _locate(x, edges):  # pragma: no cover - numba
     b = ne - 1
     while b >= 0 and not np.isfinite(edges[b]):
         b -= 1
-    if a > b or not edges[b] > edges[a]:
-        for i in range(x.shape[0]):
+    if a > b or not edges[b] > edges[a] or not np.isfinite(edges[b] - edges[a]):
+        for i in range(x.shape[0]):  # (no guide: no range, or one wider than DBL_MAX)
             out[i] = np.searchsorted(edges, x[i])
         return out
     lo = edges[a]
@@ -139,12 +139,12 @@ def _locate(x, edges):  # pragma: no cover - numba
     for i in range(x.shape[0]):
         v = x[i]
         f = (v - lo) * scale
-        if f < 0.0:
-            s = 0
+        if f >= 0.0 and f < G:
+            s = int(f)
         elif f >= G:
             s = G
-        else:
-            s = int(f)
+        else:  # below the guide (or NaN: the walk finds the slot)
+            s = 0
         k = guide[s]
         while k > 0 and v <= edges[k - 1]:
             k -= 1
@@ -246,6 +246,8 @@ def part_fetch(cols: Callable[[int], np.ndarray], y: np.ndarray, ids: np.ndarray
     for j, (lo, hi, rows) in req.items():
         x = cols(j)
         k = _locate(x, lo) - 1
+        if hi.shape[0] and hi[0] == -np.inf:  # the bucket of -Inf (edge -Inf: _edges)
+            k[x == -np.inf] = 0
         ok = k >= 0
         ok[ok] = x[ok] <= hi[k[ok]]
         sel = np.flatnonzero(ok)
@@ -729,6 +731,31 @@ def _classify_columns(res: list, names: Sequence[str], n: int, n1: int, *, num2f
     return sec, numeric, trim, factor_like
 
 
+_DBL_MAX = float(np.finfo(np.float64).max)
+
+
+def _edges(lo: float, hi: float, k: int, upper: bool = True) -> np.ndarray:
+    """Bucket edges for the values in ``[lo, hi]``: ``k`` equal-width buckets (``k + 1``
+    edges; without the last one when not ``upper``). An infinite end gets a bucket of its
+    own instead (edges ``-Inf`` and ``DBL_MAX``: ``(-inf, -Inf]`` holds the ``-Inf``
+    values, ``(DBL_MAX, inf]`` the ``Inf`` ones) and the finite values between are
+    bucketed by a later round, from their own (finite) range."""
+    if np.isfinite(lo) and np.isfinite(hi):
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.linspace(lo, hi, k + 1)
+        if not np.isfinite(e).all():  # a range wider than DBL_MAX: halve it
+            e = np.array([lo, lo / 2 + hi / 2, hi])
+        return e if upper else e[:-1]
+    e = [v for v in (lo, hi) if np.isfinite(v)]
+    if lo == -np.inf:
+        e.append(-np.inf)
+    if hi == np.inf:
+        e.append(_DBL_MAX)
+    if not upper and np.isfinite(hi):
+        e.remove(hi)
+    return np.array(sorted(e), dtype=np.float64)
+
+
 def _bucket_interval(edges: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The intervals ``(lo, hi]`` of buckets ``b`` of the edge list ``edges``."""
     ne = edges.shape[0]
@@ -749,7 +776,7 @@ def _histogram_rounds(numeric: dict, trim: dict, cap: int, segments: int = 20
     tab: dict[int, tuple] = {}
     for j, col in numeric.items():
         _, maxmin, minmax, mn, mx = trim[j]
-        col.edges = np.unique(np.linspace(mn, mx, _FIRST_BUCKETS + 1))
+        col.edges = np.unique(_edges(mn, mx, _FIRST_BUCKETS))
         req[j] = (col.edges, maxmin, minmax, None, None)
         nb = col.edges.shape[0] + 1
         tab[j] = (np.zeros(nb, np.int64), np.zeros(nb, np.int64), np.full(nb, np.inf),
@@ -791,8 +818,8 @@ def _histogram_rounds(numeric: dict, trim: dict, cap: int, segments: int = 20
                     continue
                 split = np.sort(col.b[ks])
                 size = _FINE_ROWS
-            new = [np.linspace(bmn[b], bmx[b],
-                               min(2 * int(cnt[b]) // size + 2, _SUB_BUCKETS) + 1)[:-1]
+            new = [_edges(bmn[b], bmx[b], min(2 * int(cnt[b]) // size + 2, _SUB_BUCKETS),
+                          upper=False)
                    for b in split]
             old = col.edges
             col.edges = np.unique(np.concatenate([old, *new]))
