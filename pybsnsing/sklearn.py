@@ -88,8 +88,8 @@ _FINITE_KW = ("ensure_all_finite"
 
 def _validate(est: BaseEstimator, X: Any, y: Any = "no_validation", **kwargs: Any) -> Any:
     """scikit-learn's ``validate_data`` (>= 1.6) or ``BaseEstimator._validate_data``."""
-    if not kwargs.get("skip_check_array"):
-        kwargs[_FINITE_KW] = "allow-nan"
+    if not kwargs.get("skip_check_array"):  # NaN is missing, +-Inf a value (as in R)
+        kwargs[_FINITE_KW] = False
     if _sk_validate_data is not None:
         return _sk_validate_data(est, X, y, **kwargs)
     # pragma: no cover - scikit-learn < 1.6, where the flag is named cast_to_ndarray

@@ -251,9 +251,14 @@ def test_missing_values_and_unknown_levels_warn_never_crash():
     clf = BsnsingClassifier(import_external=False).fit(Xa, ya)
     with pytest.warns(MissingValuesWarning):
         assert clf.predict(Xa).shape == (len(Xa),)
-    with pytest.raises(ValueError,
-                       match="Input X contains infinity"):  # infinity is not a missing value
-        clf.predict(np.full((1, 3), np.inf))
+    # infinity is a value, not a missing one (as for R bsnsing): beyond every cut
+    big = np.array([[np.inf, -np.inf, np.inf], [1e300, -1e300, 1e300]])
+    p_big = clf.predict_proba(big)
+    assert p_big[0].tolist() == p_big[1].tolist()
+    Xi = Xa.copy()
+    Xi[::7, 0] = np.inf
+    fitted = BsnsingClassifier().fit(Xi, ya)
+    assert fitted.predict(Xi).shape == (len(Xi),)
 
 
 # ---------------------------------------------------------------------------
