@@ -58,6 +58,7 @@ __all__ = [
     "is_r_blank",
     "r_atof",
     "r_literal",
+    "r_mean2",
     "r_median",
     "r_strtoc",
     "r_strtod",
@@ -110,7 +111,7 @@ def _round_bits(q: Fraction, bits: int = 64) -> Fraction:
     return -out if neg else out
 
 
-def _r_mean2(a: float, b: float) -> float:
+def r_mean2(a: float, b: float) -> float:
     """R's ``mean(c(a, b))`` (``summary.c``): the sum in 80-bit long double, divided by
     2, then, when that is finite as a double, corrected by the mean of the long double
     residuals; rounded to double once. Unlike ``(a + b) / 2`` it does not overflow."""
@@ -143,7 +144,7 @@ def r_median(x: np.ndarray) -> float:
     if n % 2 == 1:
         return float(np.partition(x, half - 1)[half - 1])
     part = np.partition(x, (half - 1, half))
-    return _r_mean2(float(part[half - 1]), float(part[half]))
+    return r_mean2(float(part[half - 1]), float(part[half]))
 
 
 def _scientific_exact(r: float) -> tuple[int, int, bool]:

@@ -472,15 +472,17 @@ def _call_variables(q: Question,
     expr = _parsed_call(q.name)
     if expr is None:
         return None
+    def present(key: str) -> bool:
+        if isinstance(columns, pd.DataFrame):
+            return _lookup(columns, key) is not None
+        return key in columns
+
     keys = []
     for var in expr.variables():
-        for key in (var, quote_name(var)):
-            if _lookup(columns, key) is not None if isinstance(columns, pd.DataFrame) \
-                    else key in columns:
-                keys.append(key)
-                break
-        else:
+        key = next((k for k in (var, quote_name(var)) if present(k)), None)
+        if key is None:
             return None
+        keys.append(key)
     return keys
 
 

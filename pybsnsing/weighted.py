@@ -166,15 +166,18 @@ def weighted_median(x: np.ndarray, w: np.ndarray) -> float:
 
     With ``W`` the total weight and ``c`` the cumulative weight over the sorted values, the
     lower median is the smallest value with ``c >= W/2``, the upper median the smallest
-    with ``c > W/2``, and the result their mean: for whole-number weights exactly
-    ``np.median`` of the values repeated by their weights (rows of weight 0 count as
-    absent). When every weight is 0, the unweighted median.
+    with ``c > W/2``, and the result their mean (R's, :func:`~pybsnsing.rformat.r_mean2`):
+    for whole-number weights exactly R's ``median`` of the values repeated by their
+    weights (rows of weight 0 count as absent). When every weight is 0, the unweighted
+    median.
     """
+    from .rformat import r_mean2, r_median
+
     x = np.asarray(x, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
     pos = w > 0
     if not pos.any():
-        return float(np.median(x))
+        return r_median(x)
     order = np.argsort(x[pos], kind="stable")
     xs = x[pos][order]
     c = np.cumsum(w[pos][order])
@@ -182,7 +185,7 @@ def weighted_median(x: np.ndarray, w: np.ndarray) -> float:
     lo = int(np.searchsorted(c, half, side="left"))  # first c >= W/2
     hi = int(np.searchsorted(c, half, side="right"))  # first c > W/2
     lo, hi = min(lo, len(xs) - 1), min(hi, len(xs) - 1)
-    return float((xs[lo] + xs[hi]) / 2.0)
+    return r_mean2(float(xs[lo]), float(xs[hi]))
 
 
 def impute_weighted_medians(design: Any, w: np.ndarray) -> None:
