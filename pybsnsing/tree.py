@@ -766,12 +766,13 @@ class Grower:
             return node_external(self.X, xt, yf, ordm, rows, self.names, ordv)
         # Fortran order makes external's X.T contiguous
         orders = self.positions(rows, ordm) if method == "rpart" else None
+        xm = self.rows_matrix(rows)
         answer_x = None
         if self.evaluated:
-            answer_x = self.rows_matrix(rows)
+            answer_x = xm.copy(order="F")
             for j, vals in self.evaluated.items():
                 answer_x[:, j] = vals.take(rows)
-        return external_question_set(self.rows_matrix(rows), self.names, self.y.take(rows),
+        return external_question_set(xm, self.names, self.y.take(rows),
                                      method=method, orders=orders, answer_X=answer_x,
                                      nan_answer=int(self.control.opt_solver == "enum"))
 

@@ -160,15 +160,23 @@ def mysort(x: np.ndarray, cvec: np.ndarray) -> None:
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def sort_columns(xt: np.ndarray) -> np.ndarray:
-    """Return the (p, n) int64 matrix of rpart's once-and-for-all sort indices."""
+    """Return the (p, n) int64 matrix of rpart's once-and-for-all sort indices
+    (``rpart.c``). A non-finite ``xt[i, k]`` is missing for rpart: it is entered as
+    ``-(k + 1)`` with the value 0 into :func:`mysort`, so the missing rows sit among the
+    zeros (the unstable sort's tie order of the zeros depends on them)."""
     p, n = xt.shape
     sorts = np.empty((p, n), dtype=np.int64)
     xtemp = np.empty(n, dtype=np.float64)
     tempvec = np.empty(n, dtype=np.int64)
     for i in range(p):
         for k in range(n):
-            tempvec[k] = k
-            xtemp[k] = xt[i, k]
+            x = xt[i, k]
+            if np.isfinite(x):
+                tempvec[k] = k
+                xtemp[k] = x
+            else:
+                tempvec[k] = -(k + 1)  # this variable is missing
+                xtemp[k] = 0.0
         mysort(xtemp, tempvec)
         for k in range(n):
             sorts[i, k] = tempvec[k]
@@ -1085,6 +1093,28 @@ def _partition_tree(
 
 
 @njit(cache=True, error_model="numpy", inline="always")
+def _split_nodes_preorder(node_i: np.ndarray, cap: int) -> tuple[np.ndarray, int]:
+    """rpmatrix's walk: the slots of the nodes that split, in pre-order (left subtree
+    before right subtree), in the first ``nout`` entries of the array returned."""
+    stack = np.empty(cap + 2, dtype=np.int64)
+    order_out = np.empty(cap, dtype=np.int64)
+    nout = 0
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        s = stack[top]
+        if node_i[s, NI_LEFT] < 0:
+            continue
+        order_out[nout] = s
+        nout += 1
+        stack[top] = node_i[s, NI_RIGHT]
+        stack[top + 1] = node_i[s, NI_LEFT]
+        top += 2
+    return order_out, nout
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def _split_table(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The split table's columns for ``m`` entries: int64 rows ``TI_*``, float64 rows
     ``TF_*``, and the primary flags."""
@@ -1204,23 +1234,10 @@ def rpart_anova_rows(xt: np.ndarray, y: np.ndarray, order: np.ndarray, rows: np.
     )
 
     # rpmatrix: pre-order walk, left subtree before right subtree
+    order_out, nout = _split_nodes_preorder(node_i, cap)
     m = 0
-    stack = np.empty(cap + 2, dtype=np.int64)
-    order_out = np.empty(cap, dtype=np.int64)
-    nout = 0
-    stack[0] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        s = stack[top]
-        if node_i[s, NI_LEFT] < 0:
-            continue
-        order_out[nout] = s
-        nout += 1
-        m += node_i[s, NI_NSPLIT]
-        stack[top] = node_i[s, NI_RIGHT]
-        stack[top + 1] = node_i[s, NI_LEFT]
-        top += 2
+    for t in range(nout):
+        m += node_i[order_out[t], NI_NSPLIT]
     ti, tf, tp = _split_table(m)
     r = 0
     for t in range(nout):
@@ -1255,31 +1272,6 @@ KIND_PRIMARY, KIND_COMPETITOR, KIND_SURROGATE = range(3)
 #: ``node_s[slot]`` of :func:`rpart_anova_missing`: first entry and number of entries in
 #: the surrogate lists, the default direction (``lastsurrogate``: LEFT, RIGHT or 0)
 NS_SUR0, NS_NSUR, NS_LAST = range(3)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def sort_columns_missing(xt: np.ndarray) -> np.ndarray:
-    """rpart's sort indices when values may be missing (``rpart.c``): a non-finite
-    ``xt[i, k]`` is entered as ``-(k + 1)`` with the value 0 into :func:`mysort`, so the
-    missing rows sit among the zeros (the unstable sort's tie order of the zeros depends
-    on them)."""
-    p, n = xt.shape
-    sorts = np.empty((p, n), dtype=np.int64)
-    xtemp = np.empty(n, dtype=np.float64)
-    tempvec = np.empty(n, dtype=np.int64)
-    for i in range(p):
-        for k in range(n):
-            x = xt[i, k]
-            if np.isfinite(x):
-                tempvec[k] = k
-                xtemp[k] = x
-            else:
-                tempvec[k] = -(k + 1)  # this variable is missing
-                xtemp[k] = 0.0
-        mysort(xtemp, tempvec)
-        for k in range(n):
-            sorts[i, k] = tempvec[k]
-    return sorts
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -1520,7 +1512,7 @@ def rpart_anova_missing(xt: np.ndarray, y: np.ndarray, maxdepth: int, min_split:
     node_f[0, NF_CP] = root_risk
     node_f[0, NF_RISK] = root_risk
     if n > 0 and p > 0 and n >= min_split and root_risk > alpha:
-        sorts = sort_columns_missing(xt)
+        sorts = sort_columns(xt)  # (missing rows as -(k + 1))
         which = np.ones(n, dtype=np.int64)
         tempvec = np.zeros(n, dtype=np.int64)
         tempy = np.zeros(n, dtype=np.int64)
@@ -1631,23 +1623,10 @@ def rpart_anova_missing(xt: np.ndarray, y: np.ndarray, maxdepth: int, min_split:
                                                     f_lrisk[f], ret_split, ret_risk, alpha)
                 sp -= 1
     # rpmatrix: pre-order walk, each split node's primaries then its surrogates
+    order_out, nout = _split_nodes_preorder(node_i, cap)
     m = 0
-    stack = np.empty(cap + 2, dtype=np.int64)
-    order_out = np.empty(cap, dtype=np.int64)
-    nout = 0
-    stack[0] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        s = stack[top]
-        if node_i[s, NI_LEFT] < 0:
-            continue
-        order_out[nout] = s
-        nout += 1
-        m += node_i[s, NI_NSPLIT] + node_s[s, NS_NSUR]
-        stack[top] = node_i[s, NI_RIGHT]
-        stack[top + 1] = node_i[s, NI_LEFT]
-        top += 2
+    for t in range(nout):
+        m += node_i[order_out[t], NI_NSPLIT] + node_s[order_out[t], NS_NSUR]
     out_node = np.empty(m, dtype=np.int64)
     out_var = np.empty(m, dtype=np.int64)
     out_index = np.empty(m, dtype=np.float64)
