@@ -41,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="runs of every (method, threads), interleaved; medians reported")
     ap.add_argument("--dataset", default="synthetic1m",
                     help="synthetic1m (shared) or synthetic:<rows> (generated)")
+    ap.add_argument("--ceiling-rounds", type=int, default=2,
+                    help="rounds of the workload ceiling (with 2 threads; 0: skip it)")
     ap.add_argument("--out", type=Path, default=None,
                     help="CSV (and .txt beside it); default bench/results/<data set>.csv")
     args = ap.parse_args(argv)
@@ -66,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     lines += summary(rows, args.methods, args.threads, targets, mem_target)
     if 2 in args.threads:
         lines.append(machine_ceiling())
+        if args.ceiling_rounds > 0:
+            lines.append(workload_ceiling(args.dataset, args.methods[0], args.shared,
+                                          args.timeout, args.ceiling_rounds))
     print("\n".join(lines))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="") as fh:
@@ -152,6 +157,39 @@ for name, f in (("random gather", lambda: gather(x, idx, out)),
     res.append(f"{name} {best[1] / best[2]:.2f}x")
 print(", ".join(res))
 """
+
+
+def workload_ceiling(dataset: str, method: str, shared: str, timeout: float,
+                     rounds: int) -> str:
+    """What two cores give this very fit when nothing is shared: per round, one
+    one-thread fit worker alone, then two of them at once in separate processes
+    (no GIL, no allocator or page-table state in common). Their throughput ratio, ``2 *
+    alone / slower of the pair``, is the speed-up the hardware allows this workload;
+    the in-process 1 -> 2 thread speed-up falls short of it by what the threads share."""
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    os.environ["NUMBA_NUM_THREADS"] = "1"
+    spec = {"dataset": dataset, "method": method, "repeat": 1, "shared": shared}
+    alone, pair = [], []
+    try:
+        for _ in range(rounds):
+            alone.append(_num(run_worker(spec, timeout).get("seconds")))
+            with tempfile.TemporaryDirectory() as ready:  # (their timed fits start together)
+                os.environ.update(BENCH_BARRIER_DIR=ready, BENCH_BARRIER_N="2")
+                with ThreadPoolExecutor(2) as ex:
+                    both = list(ex.map(lambda _: run_worker(spec, timeout), range(2)))
+                for k in ("BENCH_BARRIER_DIR", "BENCH_BARRIER_N"):
+                    os.environ.pop(k)
+            pair.append(max(_num(r.get("seconds")) for r in both))
+    finally:
+        os.environ.pop("NUMBA_NUM_THREADS", None)
+    import statistics
+
+    a, b = statistics.median(alone), statistics.median(pair)
+    return (f"workload ceiling, {method} 1-thread fits in 2 processes at once: {b:.2f} s "
+            f"each against {a:.2f} s alone (medians of {rounds}): 2 cores give "
+            f"{2 * a / b:.2f}x the throughput")
 
 
 def machine_ceiling() -> str:

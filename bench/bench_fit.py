@@ -141,6 +141,18 @@ def _to_r_frame(df):
     return ro.DataFrame(cols)
 
 
+def _barrier() -> None:
+    """With ``BENCH_BARRIER_DIR`` and ``BENCH_BARRIER_N`` set (``bench_1m.py``'s workload
+    ceiling), wait until that many workers are ready, so that their timed fits start
+    together."""
+    where, count = os.environ.get("BENCH_BARRIER_DIR"), os.environ.get("BENCH_BARRIER_N")
+    if not where or not count:
+        return
+    Path(where, str(os.getpid())).touch()
+    while len(os.listdir(where)) < int(count):
+        time.sleep(0.01)
+
+
 def worker(spec: dict) -> dict:
     """Run one (data set, method) fit in this process; returns the result row."""
     name, method, repeat = spec["dataset"], spec["method"], int(spec["repeat"])
@@ -200,6 +212,7 @@ def worker(spec: dict) -> dict:
     else:
         fit(df.sample(2000, random_state=0).reset_index(drop=True))
     out["rss_before_mib"] = round(_rss_mib(), 1)
+    _barrier()
     times = []
     leaves = None
     for _ in range(max(1, repeat)):
