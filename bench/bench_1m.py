@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import sys
 from pathlib import Path
@@ -166,6 +167,7 @@ def workload_ceiling(dataset: str, method: str, shared: str, timeout: float,
     (no GIL, no allocator or page-table state in common). Their throughput ratio, ``2 *
     alone / slower of the pair``, is the speed-up the hardware allows this workload;
     the in-process 1 -> 2 thread speed-up falls short of it by what the threads share."""
+    import statistics
     import tempfile
     from concurrent.futures import ThreadPoolExecutor
 
@@ -181,11 +183,10 @@ def workload_ceiling(dataset: str, method: str, shared: str, timeout: float,
                     both = list(ex.map(lambda _: run_worker(spec, timeout), range(2)))
                 for k in ("BENCH_BARRIER_DIR", "BENCH_BARRIER_N"):
                     os.environ.pop(k)
-            pair.append(max(_num(r.get("seconds")) for r in both))
+            secs = [_num(r.get("seconds")) for r in both]
+            pair.append(float("nan") if any(math.isnan(x) for x in secs) else max(secs))
     finally:
         os.environ.pop("NUMBA_NUM_THREADS", None)
-    import statistics
-
     a, b = statistics.median(alone), statistics.median(pair)
     return (f"workload ceiling, {method} 1-thread fits in 2 processes at once: {b:.2f} s "
             f"each against {a:.2f} s alone (medians of {rounds}): 2 cores give "

@@ -149,8 +149,13 @@ def _barrier() -> None:
     if not where or not count:
         return
     Path(where, str(os.getpid())).touch()
-    while len(os.listdir(where)) < int(count):
+    give_up = time.monotonic() + BARRIER_TIMEOUT  # (a worker that failed never comes)
+    while len(os.listdir(where)) < int(count) and time.monotonic() < give_up:
         time.sleep(0.01)
+
+
+#: seconds a worker waits at :func:`_barrier` for the others
+BARRIER_TIMEOUT = 600
 
 
 def worker(spec: dict) -> dict:
