@@ -197,6 +197,42 @@ def _with_infinities(rng: np.random.Generator, vals: list) -> list:
     return out
 
 
+def draw_control(rng: np.random.Generator, n: int, ncols: int) -> dict[str, Any]:
+    """A random subset of ``bscontrol()``'s parameters (R names) with random values, for
+    a data set of ``n`` rows and ``ncols`` columns (response included): each parameter
+    with chance 0.35; now and then values out of range that R corrects with a warning;
+    ``max.rules`` at most 3 where R's own search would take minutes."""
+    ctl: dict[str, Any] = {}
+    choices = {
+        "bin.size": lambda: int(rng.integers(0, 12)),
+        "nseg.numeric": lambda: int(rng.integers(2, 30)),
+        "nseg.factor": lambda: int(rng.integers(8, 40)),
+        "num2factor": lambda: int(rng.integers(2, 25)),
+        "node.size": lambda: int(rng.integers(0, 15)),
+        "stop.prob": lambda: float(np.round(rng.uniform(0.6, 1.0), 3)),
+        "max.rules": lambda: int(rng.integers(1, 5)),
+        "import.external": lambda: bool(rng.random() < 0.5),
+        "suppress.internal": lambda: bool(rng.random() < 0.3),
+        "no.same.gender.children": lambda: bool(rng.random() < 0.5),
+        "opt.model": lambda: str(rng.choice(["gini", "error"])),
+        "opt.solver": lambda: str(rng.choice(["enum_c", "enum"])),
+        "solver.timelimit": lambda: float(rng.choice([60, 180, 1000])),
+        "greedy.level": lambda: float(np.round(rng.uniform(0, 1), 2)),
+        "n0n1.cap": lambda: int(rng.integers(1, 100000)),
+    }
+    if rng.random() < 0.05:  # out-of-range values R corrects with a warning
+        choices["stop.prob"] = lambda: float(rng.choice([1.5, -0.2]))
+        choices["node.size"] = lambda: int(rng.integers(20, 80))
+    for key, draw in choices.items():
+        if rng.random() < 0.35:
+            ctl[key] = draw()
+    if ctl.get("max.rules", 2) >= 4 and (n > 150 or ncols > 4):
+        ctl["max.rules"] = 3  # R's own search takes minutes there
+    if ctl.get("suppress.internal") and not ctl.get("import.external", True):
+        ctl["suppress.internal"] = False
+    return ctl
+
+
 def generate_case(seed: int, *, max_rows: int = 400) -> Case:
     """A random data set, formula, control and split (deterministic in ``seed``)."""
     rng = np.random.default_rng(seed)
@@ -294,34 +330,7 @@ def generate_case(seed: int, *, max_rows: int = 400) -> Case:
         formula = f"{yname} ~ " + " + ".join(sub)
 
     # ---- control (R names; a random subset of the parameters)
-    ctl: dict[str, Any] = {}
-    choices = {
-        "bin.size": lambda: int(rng.integers(0, 12)),
-        "nseg.numeric": lambda: int(rng.integers(2, 30)),
-        "nseg.factor": lambda: int(rng.integers(8, 40)),
-        "num2factor": lambda: int(rng.integers(2, 25)),
-        "node.size": lambda: int(rng.integers(0, 15)),
-        "stop.prob": lambda: float(np.round(rng.uniform(0.6, 1.0), 3)),
-        "max.rules": lambda: int(rng.integers(1, 5)),
-        "import.external": lambda: bool(rng.random() < 0.5),
-        "suppress.internal": lambda: bool(rng.random() < 0.3),
-        "no.same.gender.children": lambda: bool(rng.random() < 0.5),
-        "opt.model": lambda: str(rng.choice(["gini", "error"])),
-        "opt.solver": lambda: str(rng.choice(["enum_c", "enum"])),
-        "solver.timelimit": lambda: float(rng.choice([60, 180, 1000])),
-        "greedy.level": lambda: float(np.round(rng.uniform(0, 1), 2)),
-        "n0n1.cap": lambda: int(rng.integers(1, 100000)),
-    }
-    if rng.random() < 0.05:  # out-of-range values R corrects with a warning
-        choices["stop.prob"] = lambda: float(rng.choice([1.5, -0.2]))
-        choices["node.size"] = lambda: int(rng.integers(20, 80))
-    for key, draw in choices.items():
-        if rng.random() < 0.35:
-            ctl[key] = draw()
-    if ctl.get("max.rules", 2) >= 4 and (n > 150 or len(cols) > 4):
-        ctl["max.rules"] = 3  # R's own search takes minutes there
-    if ctl.get("suppress.internal") and not ctl.get("import.external", True):
-        ctl["suppress.internal"] = False
+    ctl = draw_control(rng, n, len(cols))
 
     ntrain = max(8, int(round(n * rng.uniform(0.5, 0.85))))
     train = sorted((rng.choice(n, ntrain, replace=False) + 1).tolist())

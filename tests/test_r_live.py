@@ -152,3 +152,44 @@ def test_edge_cases_identical_to_r(r_ready, name):
         warnings.simplefilter("ignore")
         kind, _r, _py, diffs = rdiff.run_case(EDGE_CASES[name])
     assert kind == "identical", f"{kind}: " + "\n".join(d[:600] for d in diffs[:3])
+
+
+def _clash_case(control: dict, seed: int) -> rdiff.Case:
+    """A 0/1 factor ``V1`` (dummy ``V11``) beside a numeric ``V11`` (R quirk Q9), the
+    signal in two other numeric columns, where rpart has splits to offer (the numeric
+    ``V11`` is constant: a rule on its renamed ``V11.1`` would stop R)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n = 90
+    v2 = np.round(rng.normal(size=n), 2)
+    v3 = np.round(rng.normal(size=n), 2)
+    y = ["b" if a + 0.7 * b + e > 0 else "a"
+         for a, b, e in zip(v2, v3, rng.normal(scale=0.7, size=n), strict=True)]
+    cols = {"y": y, "V1": [str(int(v)) for v in rng.integers(0, 2, n)],
+            "V11": ["2.5"] * n,  # (constant: no question on it can split a node)
+            "V2": [repr(float(v)) for v in v2], "V3": [repr(float(v)) for v in v3]}
+    spec = {"y": {"class": "character"}, "V1": {"class": "factor", "levels": ["0", "1"]},
+            "V11": {"class": "numeric"}, "V2": {"class": "numeric"},
+            "V3": {"class": "numeric"}}
+    return rdiff.Case(seed=0, columns=cols, spec=spec, formula="y ~ .", control=control,
+                      train_rows=list(range(1, 71)), test_rows=list(range(71, n + 1)))
+
+
+@pytest.mark.parametrize("seed", [0, 3, 5])
+def test_clashing_design_names_r_loses_its_rpart_questions(r_ready, seed):
+    """Q9: with two design columns named ``V11``, R's rpart call stops on the duplicate
+    names at every node, so R's tree is the one grown without rpart questions, which is
+    pybsnsing's tree without them; pybsnsing renames the duplicate, with a warning."""
+    with_rpart = _clash_case({"import.external": True}, seed)
+    without = _clash_case({"import.external": False}, seed)
+    with rdiff.case_csv(with_rpart) as path:
+        r_with = rdiff.run_r(with_rpart, path)
+        r_without = rdiff.run_r(without, path)
+        py_without = rdiff.run_py(without, path)
+        py_with = rdiff.run_py(with_rpart, path)
+    assert r_with.error is None and py_with.error is None
+    assert r_with.trees == r_without.trees  # R: no rpart questions at any node
+    assert rdiff.compare(r_without, py_without) == []  # pybsnsing without them: R's tree
+    assert any("V11 -> V11.1" in w for w in py_with.warnings)
+    assert py_with.trees != py_without.trees  # (the rpart questions matter on this data)
