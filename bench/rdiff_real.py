@@ -79,6 +79,8 @@ def make_case(seed: int, shared: Path) -> rdiff.Case:
     train = sorted((rng.choice(k, ntrain, replace=False) + 1).tolist())
     test = [i for i in range(1, k + 1) if i not in set(train)] or [1]
     control = rdiff.draw_control(rng, k, len(head))
+    if control.get("max.rules", 2) >= 3 and (k > 200 or len(head) > 8):
+        control["max.rules"] = 2  # R's own search takes many minutes on these
     return rdiff.Case(seed=seed, columns=columns, spec=spec,
                       formula="y ~" + m["formula"].split("~", 1)[1], control=control,
                       train_rows=train, test_rows=test, notes=[m["name"]])
@@ -86,11 +88,14 @@ def make_case(seed: int, shared: Path) -> rdiff.Case:
 
 def q9_explains(case: rdiff.Case, r: rdiff.Outcome, py: rdiff.Outcome) -> bool:
     """Whether a difference is R quirk Q9: pybsnsing renamed clashing design columns,
-    and R's tree is the one pybsnsing grows without rpart questions."""
+    and R's tree is the one pybsnsing grows without rpart questions (with
+    ``suppress.internal``: a lone root, R having no question left)."""
     if not any("duplicate design column names" in w for w in py.warnings):
         return False
-    if not case.control.get("import.external", True) or case.control.get("suppress.internal"):
+    if not case.control.get("import.external", True):
         return False
+    if case.control.get("suppress.internal"):  # R is left with no question at all
+        return r.error is None and all(len(t) == 1 for t in r.trees)
     bare = case.replace(control={**case.control, "import.external": False})
     with rdiff.case_csv(bare) as path:
         py_bare = rdiff.run_py(bare, path)
@@ -112,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     rdiff.use_private_r_library()
     counts: collections.Counter = collections.Counter()
     by_set: collections.Counter = collections.Counter()
+    r_errors: collections.Counter = collections.Counter()
     different = []
     t0 = time.perf_counter()
     for seed in range(args.seed, args.seed + args.cases):
@@ -120,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         if kind == "different" and q9_explains(case, r, py):
             kind = "R quirk Q9"
         counts[kind] += 1
+        if kind.startswith("R error"):
+            r_errors[(kind, (r.error or "").splitlines()[0][:90],
+                      (py.error or "fits").splitlines()[0][:90])] += 1
         by_set[(case.notes[0], kind)] += 1
         if kind == "different":
             different.append(f"seed {seed} {case.notes[0]} {case.control}: {diffs[0][:300]}")
@@ -129,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
              f"fits, its documented quirks aside; {args.cases} cases, seeds {args.seed}.."
              f"{args.seed + args.cases - 1}, {time.perf_counter() - t0:.0f} s)"]
     lines += [f"  {k:<22s}{v}" for k, v in counts.most_common()]
+    lines += [f"  {n} x {kind}: R: {rmsg} | py: {pmsg}"
+              for (kind, rmsg, pmsg), n in r_errors.most_common()]
     lines.append("by data set: " + ", ".join(f"{name} {kind} {n}"
                                              for (name, kind), n in sorted(by_set.items())))
     lines += different
