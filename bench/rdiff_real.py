@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import collections
 import csv
+import functools
 import sys
 import time
 import warnings
@@ -36,8 +37,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 import rdiff  # noqa: E402
 
 
+@functools.cache
 def load_tables(shared: Path) -> tuple[list[dict], dict[str, dict[str, dict]]]:
-    """The data sets (manifest rows) and each one's R column classes."""
+    """The data sets (manifest rows) and each one's R column classes (read once; callers
+    copy what they change)."""
     tab = shared / "data" / "tabular"
     with (tab / "manifest.csv").open(newline="") as fh:
         sets = [m for m in csv.DictReader(fh) if not m["file"].endswith(".gz")]
@@ -77,7 +80,8 @@ def make_case(seed: int, shared: Path) -> rdiff.Case:
             s["class"] = "integer"
     ntrain = max(8, int(round(k * rng.uniform(0.5, 0.85))))
     train = sorted((rng.choice(k, ntrain, replace=False) + 1).tolist())
-    test = [i for i in range(1, k + 1) if i not in set(train)] or [1]
+    chosen = set(train)
+    test = [i for i in range(1, k + 1) if i not in chosen] or [1]
     control = rdiff.draw_control(rng, k, len(head))
     if control.get("max.rules", 2) >= 3 and (k > 200 or len(head) > 8):
         control["max.rules"] = 2  # R's own search takes many minutes on these
