@@ -337,10 +337,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.profile:
         return _profile(args.profile, args.max_rows, args.profile_fits, top=35)
-    reason = rdiff.r_unavailable_reason()
-    if reason is not None:
-        print(f"cannot run R bsnsing: {reason}", file=sys.stderr)
-        return 2
+    if (code := rdiff.r_unavailable_exit()) is not None:
+        return code
     warnings.simplefilter("ignore")
     import pybsnsing
 

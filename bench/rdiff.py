@@ -42,10 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-minimise", action="store_true")
     args = ap.parse_args(argv)
 
-    reason = rdiff.r_unavailable_reason()
-    if reason is not None:
-        print(f"cannot run R bsnsing: {reason}", file=sys.stderr)
-        return 2
+    if (code := rdiff.r_unavailable_exit()) is not None:
+        return code
     warnings.simplefilter("ignore")
     make = rdiff.generate_wide_case if args.wide else rdiff.generate_case
     if args.max_rows is None:

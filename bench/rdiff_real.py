@@ -113,12 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
-    reason = rdiff.r_unavailable_reason()
-    if reason is not None:
-        print(f"cannot run R bsnsing: {reason}", file=sys.stderr)
-        return 2
+    if (code := rdiff.r_unavailable_exit()) is not None:
+        return code
     warnings.simplefilter("ignore")
-    rdiff.use_private_r_library()
     counts: collections.Counter = collections.Counter()
     by_set: collections.Counter = collections.Counter()
     r_errors: collections.Counter = collections.Counter()

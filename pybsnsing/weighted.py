@@ -56,6 +56,7 @@ import numpy as np
 from .control import BsControl
 from .errors import InvalidParameterError
 from .questions import NodeRows, QuestionSet, stable_argsort
+from .rformat import r_mean2, r_median
 from .search import GRAM_MAX_COLS, enum_levels
 from .tree import Grower, Node, grow_nodes, grow_tree, prepare_kernels, rule_sides
 from .validation import MAX_RULES_CAP, SearchResult, search_args
@@ -171,7 +172,6 @@ def weighted_median(x: np.ndarray, w: np.ndarray) -> float:
     weights (rows of weight 0 count as absent). When every weight is 0, the unweighted
     median.
     """
-    from .rformat import r_mean2, r_median
 
     x = np.asarray(x, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)

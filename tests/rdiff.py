@@ -32,6 +32,7 @@ import contextlib
 import dataclasses
 import os
 import string
+import sys
 import tempfile
 import warnings
 from dataclasses import dataclass, field
@@ -569,6 +570,16 @@ def r_unavailable_reason() -> str | None:
     from pybsnsing.r.bsnsing_r import r_bsnsing_unavailable_reason
 
     return r_bsnsing_unavailable_reason()
+
+
+def r_unavailable_exit() -> int | None:
+    """For the bench scripts that run R bsnsing: say why it cannot run here (on stderr)
+    and return the exit code 2, or None when it can."""
+    reason = r_unavailable_reason()
+    if reason is None:
+        return None
+    print(f"cannot run R bsnsing: {reason}", file=sys.stderr)
+    return 2
 
 
 def _r_fn():
