@@ -181,9 +181,32 @@ def test_pandas_r_roundtrip_types(r):
     assert_frame_equal(convert.r_to_pandas(rdf), _expected_back(df))
 
 
+def test_r_to_pandas_reads_classed_columns_as_model_matrix_does(r):
+    """Date, POSIXct, difftime, ts and a class of one's own arrive as their stored
+    values: the numbers R's model.matrix (and so R bsnsing) uses."""
+    rdf = r.r("""local({
+      d <- data.frame(d = as.Date('2020-01-01') + c(0:1, NA), x = 1:3,
+                      t = as.POSIXct('2020-01-01', tz = 'UTC') + c(0.5, 60, 3600),
+                      dt = as.difftime(c(1.5, 2, NA), units = 'mins'))
+      d$s <- ts(c(3, 1, 2)); d$own <- structure(c(2L, NA, 5L), class = 'mine')
+      d$tag <- structure(c('a', NA, 'b'), class = 'tag')
+      d})""")
+    got = convert.r_to_pandas(rdf)
+    mm = np.asarray(r.r("function(d) model.matrix(~ d + t + dt + s + own, model.frame("
+                        "~ d + t + dt + s + own, d, na.action = na.pass))")(rdf))
+    for j, name in enumerate(["d", "t", "dt", "s", "own"], start=1):
+        assert np.array_equal(got[name].to_numpy(dtype=float, na_value=np.nan), mm[:, j],
+                              equal_nan=True), name
+    assert got["d"].tolist()[:2] == [18262.0, 18263.0]
+    assert got["tag"].tolist()[0] == "a" and pd.isna(got["tag"].tolist()[1])
+
+
 def test_r_to_pandas_rejects_unsupported_columns(r):
-    rdf = r.r("data.frame(d = as.Date('2020-01-01') + 0:1, x = 1:2)")
-    with pytest.raises(TypeError, match="Date"):
+    rdf = r.r("local({d <- data.frame(x = 1:2); d$m <- matrix(1:4, 2); d})")
+    with pytest.raises(TypeError, match="matrix column"):
+        convert.r_to_pandas(rdf)
+    rdf = r.r("data.frame(z = complex(real = 1:2, imaginary = 1))")
+    with pytest.raises(TypeError, match="cannot be converted"):
         convert.r_to_pandas(rdf)
     with pytest.raises(TypeError, match="data.frame"):
         convert.r_to_pandas(r.r("1:3"))

@@ -34,7 +34,11 @@ category               factor (ordered kept),     category with the same
 =====================  =========================  ==============================
 
 R's distinction between ``NA`` and ``NaN`` in doubles is lost (both are
-missing in pandas). Row names / the index are not carried: R gets
+missing in pandas). From R, a column of any other class stored as double, integer,
+logical or character (``Date``, ``POSIXct``, ``difftime``, ``ts``, ``AsIs``, a class of
+one's own) arrives as its stored values, as R's ``model.matrix`` (and so R bsnsing) reads
+it: a ``Date`` as days and a ``POSIXct`` as seconds since 1970-01-01. List, matrix,
+complex and raw columns are an error. Row names / the index are not carried: R gets
 ``1..n`` row names and pandas a ``RangeIndex``.
 
 Model codec: :func:`model_to_r_parts` gives the fields of an R bsnsing object
@@ -354,11 +358,11 @@ def _rvector_to_parts(vec: Any, name: str) -> dict[str, Any]:
         parts.update(kind="factor", values=codes.tolist(), levels=levels,
                      ordered="ordered" in rclass, levels_type=lt)
         return parts
-    plain_classes = {"numeric", "integer", "logical", "character", "AsIs"}
-    odd = [c for c in rclass if c not in plain_classes]
-    if odd:
-        raise TypeError(f"R column {name!r} has class {odd}, which has no pandas counterpart "
-                        "here (convert it to numeric, character or factor first)")
+    if "dim" in list(vec.list_attrs()):
+        raise TypeError(f"R column {name!r} is a matrix column, which has no pandas "
+                        "counterpart here (give each of its columns a column of its own)")
+    # any other class (Date, POSIXct, difftime, ts, ...): its stored values, which is
+    # what R's model.matrix, and so R bsnsing, reads from such a column
     if typeof == ri.RTYPES.REALSXP:
         values = np.asarray(vec.memoryview(), dtype=np.float64).copy()
         values[na] = np.nan

@@ -129,6 +129,7 @@ bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, w
                              if (length(absent) > 1L) "are" else "is"), here))
   }
   data <- data[, names(data) %in% c(response, used), drop = FALSE]
+  .check_response_type(data[[response]], here)
   if (!identical(na.action, stats::na.pass)) {
     data <- match.fun(na.action)(data)
     omit <- attr(data, "na.action")
@@ -158,6 +159,7 @@ bsnsing.default <- function(x, y, controls = bscontrol(), weights = NULL,
   if (length(y) != nrow(x)) {
     stop(simpleError(sprintf("'y' has %d values but 'x' has %d rows", length(y), nrow(x)), here))
   }
+  .check_response_type(y, here)
   dots <- list(...)
   if (!missing(controls)) dots$controls <- controls
   control <- .control_from_dots(dots, call = here)
@@ -175,6 +177,16 @@ bsnsing.default <- function(x, y, controls = bscontrol(), weights = NULL,
                    class_weight = cw, call = here)
   reticulate::py_set_attr(model, "call", .deparse1(Call))
   .as_r_model(model, Call, y = y[!is.na(y)])
+}
+
+# R bsnsing's test of the response (in its binarize.y), with its words: a Date,
+# POSIXct or difftime response is refused (is.numeric() is FALSE for them), where
+# their columns as predictors are numbers (.column_parts).
+.check_response_type <- function(y, call) {
+  if (!is.numeric(y) && !is.factor(y) && !is.logical(y) && !is.character(y)) {
+    stop(simpleError(paste("Response variable y must be a numeric, integer, logical,",
+                           "factor or character typed."), call))
+  }
 }
 
 .check_data <- function(data, call, what = "data") {

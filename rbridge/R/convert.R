@@ -7,8 +7,9 @@
 #   double           -> float64 (NA and NaN -> NaN)
 #   logical          -> bool (nullable boolean when it has NA)
 #   character        -> strings (missing -> NA)
-# Other column classes (Date, POSIXct, lists, ...) are an error. Row names
-# are not carried.
+#   any other class of these storage types (Date, POSIXct, difftime, ts, ...)
+#                    -> its stored values, as R's model.matrix reads them
+# List, matrix, complex and raw columns are an error. Row names are not carried.
 
 # One column as the dict pybsnsing.r.convert.column_from_parts() decodes.
 .column_parts <- function(x, name) {
@@ -27,13 +28,16 @@
     stop(sprintf(paste("column '%s' is a matrix column; only numeric, integer, logical,",
                        "character and factor columns can be used"), name), call. = FALSE)
   }
-  cls <- setdiff(class(x), c("AsIs", "numeric", "integer", "logical", "character"))
-  if (length(cls) || is.complex(x) || is.raw(x)) {
+  if (!is.atomic(x) || is.complex(x) || is.raw(x)) {
     stop(sprintf(paste("column '%s' has class %s; only numeric, integer, logical,",
                        "character and factor columns can be used"),
                  name, paste(class(x), collapse = "/")), call. = FALSE)
   }
-  x <- unname(as.vector(x))
+  # Any other class (Date, POSIXct, difftime, ts, hexmode, AsIs, a user's own, ...)
+  # goes as its stored numbers, logicals or strings: what R's model.matrix, and so
+  # R bsnsing, reads from such a column (a Date as days, a POSIXct as seconds)
+  x <- unname(as.vector(unclass(x)))
+  na <- is.na(x)  # (of the stored values, as the design matrix has them; no dim)
   if (is.integer(x)) {
     x[na] <- 0L
     return(list(kind = "integer", values = x, na = na))

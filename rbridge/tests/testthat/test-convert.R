@@ -46,10 +46,39 @@ test_that("edge cases: one row, no rows, NaN, duplicate-free names kept", {
   expect_true(is.na(roundtrip(nan)$v[1]))   # NaN and NA are both missing in pandas
 })
 
-test_that("unsupported column classes are a clear error", {
+test_that("columns of other classes arrive as the numbers model.matrix reads", {
   skip_if_no_pybsnsing()
-  df <- data.frame(d = as.Date("2020-01-01") + 0:1, x = 1:2)
-  expect_error(pybsnsing:::.df_to_py(df), "column 'd' has class Date")
+  df <- data.frame(d = as.Date("2020-01-01") + c(0:1, NA),
+                   t = as.POSIXct("2020-01-01", tz = "UTC") + c(0.5, 60, 3600),
+                   dt = as.difftime(c(1.5, 2, NA), units = "mins"))
+  df$h <- as.hexmode(c(10L, 255L, 0L))
+  df$s <- ts(c(3, 1, 2))
+  df$tab <- as.table(c(2, 5, 1))
+  df$own <- structure(c(TRUE, FALSE, NA), class = "mine")
+  df$ch <- structure(c("a", "b", NA), class = "tag")
+  back <- roundtrip(df)
+  mm <- stats::model.matrix(~ d + t + dt + h + s + tab, stats::model.frame(
+    ~ d + t + dt + h + s + tab, df, na.action = stats::na.pass))
+  for (v in c("d", "t", "dt", "h", "s", "tab")) {
+    expect_identical(as.numeric(back[[v]]), unname(mm[, v]), label = v)
+  }
+  expect_identical(back$own, c(TRUE, FALSE, NA))
+  expect_identical(back$ch, c("a", "b", NA))
+})
+
+test_that("list, matrix, complex and raw columns are a clear error", {
+  skip_if_no_pybsnsing()
+  df <- data.frame(x = 1:2)
+  df$m <- matrix(1:4, 2)
+  expect_error(pybsnsing:::.df_to_py(df), "column 'm' is a matrix column")
+  df <- data.frame(x = 1:2)
+  df$l <- I(list(1, "a"))
+  expect_error(pybsnsing:::.df_to_py(df), "column 'l' is a list column")
+  df$l <- as.POSIXlt(as.POSIXct("2020-01-01", tz = "UTC") + 0:1)
+  expect_error(pybsnsing:::.df_to_py(df), "column 'l' is a list column")
+  expect_error(pybsnsing:::.df_to_py(data.frame(z = complex(real = 1:2, imaginary = 1))),
+               "column 'z' has class complex")
+  expect_error(pybsnsing:::.df_to_py(data.frame(r = as.raw(1:2))), "column 'r' has class raw")
 })
 
 test_that("every bundled data set round-trips", {

@@ -267,3 +267,56 @@ test_that("R bsnsing's documented calls run (written out)", {
   expect_gt(res$env$auc, 0.9)
   expect_identical(res$env$sol$n.rules, length(res$env$sol$cols))
 })
+
+# A data frame with columns of classes that R's model.matrix reads as their stored
+# numbers (R bsnsing fits them so: a Date as days, a POSIXct as seconds).
+classed_frame <- function() {
+  set.seed(7)
+  n <- 150
+  z <- stats::rnorm(n)
+  d <- data.frame(y = factor(ifelse(z + stats::rnorm(n, sd = .6) > 0, "up", "down")))
+  d$date <- as.Date("2021-03-01") + round(z * 40 + stats::rnorm(n, sd = 10))
+  d$date[c(5, 17)] <- NA
+  d$when <- as.POSIXct("2021-01-01", tz = "UTC") + z * 7200 + stats::runif(n) * 600
+  d$lag <- as.difftime(round(10 * z + stats::rnorm(n, sd = 5), 1), units = "mins")
+  d$tsx <- stats::ts(stats::rnorm(n) + z / 2)
+  d$hex <- as.hexmode(sample(0:40, n, TRUE))
+  d$mine <- structure(round(stats::rnorm(n), 2), class = "myclass")
+  d$asis <- I(round(z + stats::rnorm(n), 1))
+  d$tab <- as.table(round(stats::rnorm(n) * 3))
+  d$num <- stats::rnorm(n)
+  d
+}
+
+test_that("Date, POSIXct, difftime and other classed columns give R bsnsing's trees", {
+  skip_if_no_pybsnsing()
+  skip_if_no_rbsnsing()
+  d <- classed_frame()
+  fits <- function(d) {
+    tr <- d[1:110, ]
+    te <- d[111:150, ]
+    te$date <- as.numeric(te$date)  # (newdata may hold the plain numbers)
+    runs <- list(list(y ~ ., data = tr), list(y ~ ., data = tr, import.external = FALSE),
+                 list(y ~ ., data = tr, max.rules = 3), list(y ~ date + when + lag, data = tr))
+    lapply(runs, function(args) {
+      m <- do.call(bsnsing, args)
+      list(print = utils::capture.output(print(m))[-1],
+           summary = utils::capture.output(summary(m))[-1],
+           prob = unname(predict(m, te)), class = as.character(predict(m, te, type = "class")))
+    })
+  }
+  environment(fits) <- globalenv()
+  mine <- fits(d)
+  ref <- with_rbsnsing(fits, list(d = d))
+  expect_true(any(grepl("date|when|lag", unlist(lapply(mine, `[[`, "summary")))))
+  for (k in seq_along(ref)) {
+    expect_identical(mine[[k]]$print, ref[[k]]$print, label = paste("print", k))
+    expect_identical(mine[[k]]$summary, ref[[k]]$summary, label = paste("summary", k))
+    expect_equal(mine[[k]]$prob, ref[[k]]$prob, tolerance = 1e-12, label = paste("prob", k))
+    expect_identical(mine[[k]]$class, ref[[k]]$class, label = paste("class", k))
+  }
+  # as a response, R bsnsing refuses them (is.numeric() is FALSE), with its words
+  d$y <- as.Date(ifelse(d$y == "up", 19000, 19001), origin = "1970-01-01")
+  expect_error(bsnsing(y ~ num, data = d), "Response variable y must be a numeric")
+  expect_error(bsnsing(d["num"], d$y), "Response variable y must be a numeric")
+})
