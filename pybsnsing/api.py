@@ -75,8 +75,9 @@ def bsnsing(formula: str, data: pd.DataFrame, control: BsControl | dict | None =
             as data by :mod:`pybsnsing.formula`, never evaluated: ``.`` means
             every other column; any column name in backticks, ```petal length```;
             ``-`` removes a term; ``- 1`` drops the intercept; the transforms
-            ``log()``, ``sqrt()``, ``exp()``, ``abs()``, ``I(a + b)``, ``a:b``,
-            ``a*b`` of numeric columns).
+            ``log()``, ``sqrt()``, ``exp()``, ``abs()``, ``round()``, ``sin()``, ...
+            (:data:`pybsnsing.formula.FUNCTIONS`), ``I(a + b)``, ``a:b``, ``a*b`` of
+            numeric columns).
         data: a pandas DataFrame (a Dask DataFrame is fitted on the current Dask client
             by :func:`pybsnsing.dask.bsnsing_dask`). Factors should be pandas Categoricals (their
             level order decides the dummy columns and the response coding, as

@@ -11,9 +11,11 @@ and a fixed list of transforms (the ones rpart users write) are read into a
   bsnsing drops it, but as in R's ``model.matrix`` a formula without one codes
   the first factor by indicators of all its levels), parentheses;
 * ``a:b`` (product of numeric columns) and ``a*b`` (``a + b + a:b``);
-* the functions :data:`FUNCTIONS` (``log``, ``log2``, ``log10``, ``sqrt``,
-  ``exp``, ``abs``) of one numeric argument, and ``I(...)`` of arithmetic with
-  ``+ - * / ^``, numbers, numeric columns and those functions.
+* the functions :data:`FUNCTIONS` of one numeric argument (``log``, ``log2``,
+  ``log10``, ``log1p``, ``sqrt``, ``exp``, ``expm1``, ``abs``, ``sign``, ``floor``,
+  ``ceiling``, ``trunc``, ``round``, the trigonometric and hyperbolic functions and
+  their inverses), and ``I(...)`` of arithmetic with ``+ - * / ^``, numbers, numeric
+  columns and those functions.
 
 Terms are labelled as R's ``terms()`` labels them (``log(Age)``, ``I(a + b)``,
 ``x:z``): R's deparse of the expression, variables of an interaction in the
@@ -110,16 +112,61 @@ def _elementwise(fn: Any, nargs: int = 1) -> Any:
 #: R's power operator ``^`` (element by element, broadcast)
 r_power = _elementwise(_r_pow, 2)
 
-#: the functions a formula term may call, and what computes them: the C library's
-#: functions with R's treatment of the edges (``log(0) = -Inf``, ``exp`` overflowing to
-#: ``Inf``); ``sqrt`` and ``abs`` are exact in numpy too
+def _c_math(fn: Any, poles: dict[float, float] | None = None, odd: bool = False) -> Any:
+    """A C library function as R's ``math1`` calls it, through Python's ``math`` (the same
+    C library): the C result where Python raises instead, NaN for a domain error (R warns
+    "NaNs produced"), ``poles`` for the C library's infinite values at a pole
+    (``log1p(-1) = -Inf``), an overflow to ``Inf`` (to ``-Inf`` below 0 when ``odd``)."""
+    at_pole = poles or {}
+
+    def f(x: float) -> float:
+        try:
+            return fn(x)
+        except ValueError:
+            return at_pole.get(x, math.nan)
+        except OverflowError:
+            return -math.inf if odd and x < 0 else math.inf
+    return f
+
+
+def _r_sign(x: np.ndarray) -> np.ndarray:
+    """R's ``sign()``: 1, 0 or -1 (0 for both zeros), NaN kept."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.where(x > 0, 1.0, np.where(x < 0, -1.0, np.where(x == 0, 0.0, x)))
+
+
+#: the functions a formula term may call, and what computes them: R's one-argument
+#: ``Math`` functions that call the C library, through the same C library with R's
+#: treatment of the edges (``log(0) = -Inf``, ``exp`` overflowing to ``Inf``, NaN where
+#: R warns "NaNs produced"); ``sqrt``, ``abs``, ``floor``, ``ceiling``, ``trunc`` and
+#: ``round`` (R's default 0 digits: to the nearest, ties to even) are exact in numpy too.
+#: (Not R's own algorithms: ``gamma``, ``lgamma``, ``sinpi``, ``signif``, ...)
 FUNCTIONS: dict[str, Any] = {
     "log": _elementwise(_r_log_of(math.log)),
     "log2": _elementwise(_r_log_of(math.log2)),
     "log10": _elementwise(_r_log_of(math.log10)),
+    "log1p": _elementwise(_c_math(math.log1p, {-1.0: -math.inf})),
     "sqrt": np.sqrt,
     "exp": _elementwise(_r_exp),
+    "expm1": _elementwise(_c_math(math.expm1)),
     "abs": np.abs,
+    "sign": _r_sign,
+    "floor": np.floor,
+    "ceiling": np.ceil,
+    "trunc": np.trunc,
+    "round": np.rint,
+    "sin": _elementwise(_c_math(math.sin)),
+    "cos": _elementwise(_c_math(math.cos)),
+    "tan": _elementwise(_c_math(math.tan)),
+    "asin": _elementwise(_c_math(math.asin)),
+    "acos": _elementwise(_c_math(math.acos)),
+    "atan": _elementwise(_c_math(math.atan)),
+    "sinh": _elementwise(_c_math(math.sinh, odd=True)),
+    "cosh": _elementwise(_c_math(math.cosh)),
+    "tanh": _elementwise(_c_math(math.tanh)),
+    "asinh": _elementwise(_c_math(math.asinh)),
+    "acosh": _elementwise(_c_math(math.acosh)),
+    "atanh": _elementwise(_c_math(math.atanh, {1.0: math.inf, -1.0: -math.inf})),
 }
 
 _MAX_DEPTH = 60
