@@ -96,12 +96,6 @@ bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, w
   if (!inherits(formula, "formula") || length(formula) != 3L) {
     stop(simpleError("'formula' must be a two-sided formula such as Class ~ .", here))
   }
-  response <- formula[[2L]]
-  if (!is.name(response)) {
-    stop(simpleError(sprintf(paste("the response must be a column name, not '%s';",
-                                   "create the column first"), .deparse1(response)), here))
-  }
-  response <- as.character(response)
   vars <- all.vars(formula)
   if (missing(data)) {
     if ("." %in% vars) {
@@ -112,6 +106,15 @@ bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, w
                      error = function(e) stop(simpleError(conditionMessage(e), here)))
   }
   data <- .check_data(data, here)
+  formula0 <- formula  # (the terms are the formula's as written, on the data as given)
+  data0 <- data
+  if (!is.name(formula[[2L]])) {  # factor(am) ~ .: the response computed as R's model.frame does
+    resp <- .response_column(formula, data, here)
+    formula <- resp$formula
+    data <- resp$data
+    vars <- all.vars(formula)
+  }
+  response <- as.character(formula[[2L]])
   w <- if (missing(weights)) NULL else
     .check_weights(eval(substitute(weights), data, env), nrow(data), here)
   if (!missing(subset)) {
@@ -145,7 +148,7 @@ bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, w
   reticulate::py_set_attr(model, "call", .deparse1(Call))
   y <- data[[response]]
   y <- y[!is.na(y)]
-  terms <- tryCatch(stats::terms(formula, data = data), error = function(e) NULL)
+  terms <- tryCatch(stats::terms(formula0, data = data0), error = function(e) NULL)
   .as_r_model(model, Call, y = y, terms = terms)
 }
 
@@ -177,6 +180,31 @@ bsnsing.default <- function(x, y, controls = bscontrol(), weights = NULL,
                    class_weight = cw, call = here)
   reticulate::py_set_attr(model, "call", .deparse1(Call))
   .as_r_model(model, Call, y = y[!is.na(y)])
+}
+
+# A response that is an expression (factor(am), as.factor(Class), I(y == 1)):
+# evaluated on the data as R's model.frame evaluates it, put in a column of its
+# own (named by the expression; '.' then leaves out the variables it uses, as
+# in R), and the formula's left side made that column's name. Returns the new
+# formula and data.
+.response_column <- function(formula, data, call) {
+  lhs <- formula[[2L]]
+  y <- tryCatch(eval(lhs, data, environment(formula)),
+                error = function(e) stop(simpleError(conditionMessage(e), call)))
+  if (is.null(y) || NROW(y) != nrow(data) || !is.null(dim(y))) {
+    stop(simpleError(sprintf("the response '%s' must give one value per row of 'data' (%d)",
+                             .deparse1(lhs), nrow(data)), call))
+  }
+  rhs_vars <- all.vars(formula[[3L]])
+  if ("." %in% rhs_vars) {
+    drop <- setdiff(all.vars(lhs), rhs_vars)
+    data <- data[, !names(data) %in% drop, drop = FALSE]
+  }
+  name <- .deparse1(lhs)
+  while (name %in% names(data)) name <- paste0(name, "_")
+  data[[name]] <- y
+  formula[[2L]] <- as.name(name)
+  list(formula = formula, data = data)
 }
 
 # R bsnsing's test of the response (in its binarize.y), with its words: a Date,

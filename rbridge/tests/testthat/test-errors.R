@@ -24,7 +24,13 @@ test_that("bad data is a clear error", {
   e <- expect_error(bsnsing(Kyphosis ~ ., data = kyphosis, max.rules = 2.5),
                     "'max.rules' must be a whole number")
   no_traceback(e)
-  e <- expect_error(bsnsing(log(Age) ~ ., data = kyphosis), "response must be a column name")
+  # a response expression is evaluated as R's model.frame does (R bsnsing stops here too)
+  e <- expect_error(bsnsing(log(Age) ~ ., data = kyphosis),
+                    "'log\\(Age\\)' has 64 distinct values; at most 30 classes")
+  no_traceback(e)
+  e <- expect_error(bsnsing(nope(Age) ~ ., data = kyphosis), "could not find function \"nope\"")
+  e <- expect_error(bsnsing(cbind(Age, Number) ~ ., data = kyphosis),
+                    "must give one value per row of 'data' \\(81\\)")
   bad <- kyphosis
   names(bad)[2] <- "Age-1"
   # any column name works (issue 12)

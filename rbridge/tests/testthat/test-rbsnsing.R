@@ -320,3 +320,35 @@ test_that("Date, POSIXct, difftime and other classed columns give R bsnsing's tr
   expect_error(bsnsing(y ~ num, data = d), "Response variable y must be a numeric")
   expect_error(bsnsing(d["num"], d$y), "Response variable y must be a numeric")
 })
+
+test_that("a response expression (factor(am) ~ .) gives R bsnsing's trees and text", {
+  skip_if_no_pybsnsing()
+  skip_if_no_rbsnsing()
+  d <- datasets::mtcars[, c("am", "mpg", "wt", "hp", "qsec", "gear", "vs")]
+  fits <- function(d) {
+    fs <- list(factor(am) ~ ., as.factor(am) ~ mpg + wt, I(am == 1) ~ mpg + wt + hp,
+               factor(gear) ~ ., factor(vs, levels = c(1, 0)) ~ mpg + hp,
+               ifelse(am == 1, "m", "a") ~ ., as.integer(am) ~ wt + mpg)
+    lapply(fs, function(f) {
+      m <- bsnsing(f, data = d)
+      one <- if (inherits(m, "mbsnsing")) m[[1]] else m
+      list(print = utils::capture.output(print(m)),
+           summary = utils::capture.output(summary(one))[-1],
+           prob = predict(m, d[1:12, ]))
+    })
+  }
+  environment(fits) <- globalenv()
+  mine <- fits(d)
+  ref <- with_rbsnsing(fits, list(d = d))
+  expect_length(mine, 7L)
+  for (k in seq_along(ref)) {
+    expect_identical(mine[[k]]$print, ref[[k]]$print, label = paste("print", k))
+    expect_identical(mine[[k]]$summary, ref[[k]]$summary, label = paste("summary", k))
+    expect_equal(mine[[k]]$prob, ref[[k]]$prob, tolerance = 1e-12, label = paste("prob", k))
+  }
+  # '.' leaves out the variables of the response expression, as in R
+  m <- bsnsing(factor(am) ~ ., data = d, import.external = FALSE)
+  rules <- unlist(lapply(m$tree.nodes, `[[`, "node.split.rule"))
+  expect_true(any(nzchar(rules)))
+  expect_false(any(grepl("\\bam\\b", rules)))
+})
