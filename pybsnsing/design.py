@@ -150,6 +150,70 @@ def check_frame(data: Any, what: str = "data") -> None:
             "df.columns = ['_'.join(map(str, c)) for c in df.columns]")
 
 
+def plain_frame(data: pd.DataFrame) -> pd.DataFrame:
+    """``data`` with its Arrow-backed columns of an R class made plain pandas ones: a
+    dictionary column (what Parquet and Arrow readers give a factor) as a Categorical
+    with the dictionary's values as its levels, in order (R's arrow package reads it as
+    that factor), and a date column as days since 1970-01-01 (R's ``Date``, which R's
+    ``model.matrix`` reads as those numbers). Other columns are kept as they are; the
+    same object when there is nothing to convert."""
+    arrow_dtype = getattr(pd, "ArrowDtype", None)
+    if arrow_dtype is None or not any(isinstance(t, arrow_dtype) for t in data.dtypes):
+        return data
+    import pyarrow as pa
+
+    out = None
+    for j, dtype in enumerate(data.dtypes):
+        if not isinstance(dtype, arrow_dtype):
+            continue
+        t = dtype.pyarrow_dtype
+        if pa.types.is_dictionary(t):
+            col = _categorical_of_dictionary(data.iloc[:, j])
+        elif pa.types.is_date(t):
+            col = _days_of_dates(data.iloc[:, j])
+        else:
+            continue
+        if out is None:
+            out = data.copy(deep=False)
+        out.isetitem(j, col)
+    return data if out is None else out
+
+
+def _categorical_of_dictionary(col: pd.Series) -> pd.Series:
+    """An Arrow dictionary column as a Categorical: the chunks' dictionaries unified, their
+    values (distinct) the categories in order, ``ordered`` kept."""
+    import pyarrow as pa
+
+    chunked = pa.chunked_array(col.array.__arrow_array__()).unify_dictionaries()
+    arr = chunked.combine_chunks() if chunked.num_chunks else pa.array([], chunked.type)
+    if isinstance(arr, pa.ChunkedArray):  # (pyarrow < 13: combine_chunks of one chunk)
+        arr = arr.chunk(0)
+    cats = arr.dictionary.to_pylist()
+    codes = arr.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+    if len(set(map(repr, cats))) < len(cats):  # (a dictionary may repeat a value)
+        values = [None if c < 0 else cats[c] for c in codes.tolist()]
+        return pd.Series(pd.Categorical(values, ordered=bool(arr.type.ordered)),
+                         index=col.index, name=col.name)
+    return pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(cats, dtype=object),
+                                               ordered=bool(arr.type.ordered)),
+                     index=col.index, name=col.name)
+
+
+def _days_of_dates(col: pd.Series) -> pd.Series:
+    """An Arrow date32/date64 column as float64 days since 1970-01-01 (NaN missing)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    chunked = pa.chunked_array(col.array.__arrow_array__())
+    if pa.types.is_date64(chunked.type):  # milliseconds, whole days
+        days = pc.divide(pc.cast(chunked, pa.int64()), 86_400_000)
+    else:
+        days = pc.cast(chunked, pa.int32())
+    values = days.to_numpy().astype(np.float64) if days.null_count == 0 else np.asarray(
+        pc.cast(days, pa.float64()).fill_null(float("nan")).to_numpy(), dtype=np.float64)
+    return pd.Series(values, index=col.index, name=col.name)
+
+
 def _check_used_columns(data: pd.DataFrame, used: list, what: str = "data") -> None:
     """The columns ``used`` must be strings and unique in ``data``."""
     non_str = [c for c in used if not isinstance(c, str)]
@@ -666,6 +730,8 @@ def build_design(formula: str, data: pd.DataFrame,
         PybsnsingValueError: empty data, a single-level factor or an all-missing
             column.
     """
+    check_frame(data)
+    data = plain_frame(data)
     parsed = _parsed_formula(formula, data, collation)
     data, y = _with_response(data, parsed.response)
     if not parsed.terms:
@@ -714,6 +780,7 @@ def design_for_newdata(design: Design, newdata: pd.DataFrame) -> np.ndarray:
     logical column given as strings is read as R's ``as.logical`` reads it.
     """
     check_frame(newdata, "newdata")
+    newdata = plain_frame(newdata)
     missing_vars = [v for v in design.variables if v not in newdata.columns]
     if missing_vars:
         named = ", ".join(f"'{v}'" for v in missing_vars)  # as typed, invisible ones too

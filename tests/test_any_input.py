@@ -349,6 +349,56 @@ def test_nullable_dtypes_with_na_just_work(dtype):
     assert _fit("y ~ x", resp).n_train == len(df) - 1
 
 
+def test_arrow_dictionary_and_date_columns_are_factors_and_days():
+    """Arrow-backed columns as Parquet readers give them: a dictionary column is the
+    factor of its dictionary (levels in dictionary order, unused ones kept, chunks with
+    different dictionaries unified), a date32/date64 column R's Date (days since
+    1970-01-01), as predictor, response and in newdata; the same tree as the plain
+    pandas columns."""
+    pa = pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(4)
+    n = 160
+    z = rng.normal(size=n)
+    y = np.where(z + rng.normal(size=n) * 0.6 > 0, "a", "b")
+    lab = np.where(z > 0.3, "p", np.where(z < -0.5, "r", "q")).astype(object)
+    lab[::13] = None
+    levels = ["q", "r", "p", "unused"]
+    cat = pd.Categorical(lab, categories=levels)
+    codes = cat.codes.astype(np.int32)
+    half = n // 2
+    chunks = [pa.DictionaryArray.from_arrays(pa.array(codes[:half], mask=codes[:half] < 0),
+                                             pa.array(levels)),
+              # the second chunk's dictionary in another order, with a value of its own
+              pa.DictionaryArray.from_arrays(
+                  pa.array([[2, 1, 0, 3][c] if c >= 0 else 0 for c in codes[half:]],
+                           pa.int32(), mask=codes[half:] < 0),
+                  pa.array(["p", "r", "q", "unused", "extra"]))]
+    dict_t = pd.ArrowDtype(pa.dictionary(pa.int32(), pa.string()))
+    f_arrow = pd.Series(pd.arrays.ArrowExtensionArray(pa.chunked_array(chunks)))
+    assert f_arrow.dtype == dict_t
+    days = (z * 40).round().astype(np.int64) + 18000
+    missing = np.arange(n) % 17 == 5
+    d32 = pd.array(pa.array(days.astype(np.int32), mask=missing).cast(pa.date32()),
+                   dtype=pd.ArrowDtype(pa.date32()))
+    d64 = pd.array(pa.array(days * 86_400_000, mask=missing).cast(pa.date64()),
+                   dtype=pd.ArrowDtype(pa.date64()))
+    plain_days = np.where(missing, np.nan, days.astype(float))
+    y_arrow = pd.array(pa.array(y.tolist()).dictionary_encode(), dtype=dict_t)
+    arrow = pd.DataFrame({"y": y_arrow, "f": f_arrow, "d": d32, "e": d64})
+    # (dictionary_encode orders the dictionary by first appearance: the levels' order)
+    plain = pd.DataFrame({"y": pd.Categorical(y, categories=pd.unique(y)),
+                          "f": cat.add_categories("extra"),
+                          "d": plain_days, "e": plain_days})
+    a, b = _fit("y ~ .", arrow), _fit("y ~ .", plain)
+    assert a.design.names == b.design.names == ["fr", "fp", "funused", "fextra", "d", "e"]
+    assert a.tree_signature() == b.tree_signature()
+    assert any(r.startswith(("d ", "e ")) or " d " in r for r in
+               (nd.split_rule for nd in a.nodes))
+    np.testing.assert_array_equal(a.predict(arrow), b.predict(plain))
+    complete = ~missing & pd.notna(lab)  # (predict does not impute, as R)
+    np.testing.assert_array_equal(a.predict(arrow)[complete], a.fitted_prob[complete])
+
+
 @pytest.mark.parametrize("kwargs, match", [
     ({"bin_size": float("inf")}, "bin_size"),
     ({"bin_size": 10**30}, "bin_size"),
