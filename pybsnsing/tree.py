@@ -417,6 +417,55 @@ class PackScratch(threading.local):
 SCRATCH_MAX_BYTES = 1 << 24
 
 
+#: at most this many external questions at a node: native rpart's split table with
+#: ``maxdepth = 2`` has at most 3 split nodes of 1 primary and 4 competitor splits, each
+#: asked both ways (a source with more is packed anew: :class:`_EarlyPack`)
+EXTERNAL_MAX_QUESTIONS = 2 * 3 * (1 + 4)
+
+
+class _EarlyPack:
+    """The first question source of a node (its internal questions) packed in the
+    splitting thread while the helper thread still makes the external ones (the largest
+    nodes, alone: :meth:`Grower.find_rule`), into arrays with room for
+    :data:`EXTERNAL_MAX_QUESTIONS` more rows; :meth:`finish` packs the other sources
+    after it. The same packed answers, rows and order as :meth:`Grower._pack`."""
+
+    def __init__(self, grower: Grower, node: NodeRows, target: int) -> None:
+        self.grower = grower
+        self.node = node
+        self.target = target
+        self.packed: tuple[int, np.ndarray, np.ndarray] | None = None
+        self.first: QuestionSource | None = None
+
+    def pack_first(self, source: QuestionSource) -> None:
+        g = self.grower
+        rows = self.node.rows
+        n1 = int(_packing.node_slots(rows, g.yb, np.int64(self.target), g.slot))
+        cap = source.m + EXTERNAL_MAX_QUESTIONS
+        shape_p = (cap, max(1, (n1 + 63) // 64))
+        shape_n = (cap, max(1, (rows.shape[0] - n1 + 63) // 64))
+        Xp, Xn = (g.scratch.zeros(shape_p, shape_n) if g.scratch is not None
+                  else PackScratch.fresh(shape_p, shape_n))
+        source.pack_node(self.node, Xp, Xn, 0)
+        self.first = source
+        self.packed = (n1, Xp, Xn)
+
+    def finish(self, sources: list[QuestionSource], offsets: list[int],
+               helper: Executor | None) -> tuple[int, np.ndarray, np.ndarray] | None:
+        """``(n1, Xp, Xn)`` of all the sources, the others packed after the first (the
+        last one sharing its work with ``helper``); None when the first was not packed
+        here or the others do not fit."""
+        if self.packed is None or not sources or sources[0] is not self.first:
+            return None
+        n1, Xp, Xn = self.packed
+        m = offsets[-1]
+        if m > Xp.shape[0]:
+            return None
+        for s, off in zip(sources[1:], offsets[1:], strict=False):
+            s.pack_node(self.node, Xp, Xn, off, helper)
+        return n1, Xp[:m], Xn[:m]
+
+
 class Grower:
     """The per-tree state of the growth loop: the design matrix in column order, the
     labels, scratch arrays indexed by row id, and the work done at one node."""
@@ -658,17 +707,18 @@ class Grower:
         ``n1``: the node's class-1 rows when they are counted already."""
         control = self.control
         packed = control.opt_solver in _PACKED_SOLVERS
-        found = self._node_questions(rows, ordm, target, packed, helper, ordv, n1)
+        node = NodeRows(ordm, rows, self.slot, self.pos)
+        early = _EarlyPack(self, node, target) if packed and helper is not None else None
+        found = self._node_questions(rows, ordm, target, packed, helper, ordv, n1, early)
         if found is None:
             return ""
         sources, offsets, text, grp = found
         kw = dict(max_rules=control.max_rules, node_size=self.node_size,
                   no_same_gender_children=control.no_same_gender_children,
                   time_limit=control.solver_timelimit)
-        node = NodeRows(ordm, rows, self.slot, self.pos)
         nobs = rows.shape[0]
         if packed:
-            n1, Xp, Xn = self._pack(sources, offsets, node, target, helper)
+            n1, Xp, Xn = self._pack(sources, offsets, node, target, helper, early)
             result = enum_search_packed(Xp, Xn, n1, nobs - n1, grp, **kw)
         else:  # the NumPy oracle, the MIP / greedy solvers (mip.py), or an unknown name
             self.pos[rows] = np.arange(nobs, dtype=np.int64)
@@ -681,24 +731,31 @@ class Grower:
 
     def _node_questions(self, rows: np.ndarray, ordm: np.ndarray, target: int, packed: bool,
                         helper: Executor | None = None, ordv: np.ndarray | None = None,
-                        n1: int | None = None
+                        n1: int | None = None, early: _EarlyPack | None = None
                         ) -> tuple[list[QuestionSource], list[int], Callable[[int], str],
                                    np.ndarray] | None:
         """The node's question sources (:meth:`question_sources`), where each one's questions
         start (the last entry is their number), the text of question ``k`` and the ENUM
-        group ids; None when the node has no questions."""
-        sources = self.question_sources(rows, ordm, target, packed, helper, ordv, n1)
+        group ids; None when the node has no questions. ``early``: see
+        :meth:`question_sources`."""
+        sources = self.question_sources(rows, ordm, target, packed, helper, ordv, n1, early)
         offsets, text = self._question_index(sources)
         if offsets[-1] == 0:
             return None
         return sources, offsets, text, self._search_groups(sources, text, offsets[-1])
 
     def _pack(self, sources: list[QuestionSource], offsets: list[int], node: NodeRows,
-              target: int, helper: Executor | None = None) -> tuple[int, np.ndarray, np.ndarray]:
+              target: int, helper: Executor | None = None, early: _EarlyPack | None = None
+              ) -> tuple[int, np.ndarray, np.ndarray]:
         """``(n1, Xp, Xn)``: the node's target-class row count and the answers of its
         ``offsets[-1]`` questions bit-packed per class (slots in node order; with a
         ``helper``, the last source is packed in its thread, the sources writing disjoint
-        rows, or a lone source shares its work with it)."""
+        rows, or a lone source shares its work with it). ``early``: the first source
+        packed already, while the helper made the others (:class:`_EarlyPack`)."""
+        if early is not None:
+            done = early.finish(sources, offsets, helper)
+            if done is not None:
+                return done
         rows = node.rows
         m = offsets[-1]
         n1 = int(_packing.node_slots(rows, self.yb, np.int64(target), self.slot))
@@ -725,13 +782,14 @@ class Grower:
 
     def question_sources(self, rows: np.ndarray, ordm: np.ndarray, target: int,
                          packed: bool, helper: Executor | None = None,
-                         ordv: np.ndarray | None = None, n1: int | None = None
-                         ) -> list[QuestionSource]:
+                         ordv: np.ndarray | None = None, n1: int | None = None,
+                         early: _EarlyPack | None = None) -> list[QuestionSource]:
         """The node's non-empty question sources: internal questions (counted with the
         row weights ``self.w`` when there are any), then external (made in the thread of
-        ``helper`` meanwhile, when there is one). ``ordv``: the values of ``ordm``
-        (None: the question builders read them by row id); ``n1``: the node's class-1
-        rows (None: counted here)."""
+        ``helper`` meanwhile, when there is one; ``early``: the internal questions are
+        packed in this thread meanwhile). ``ordv``: the values of ``ordm`` (None: the
+        question builders read them by row id); ``n1``: the node's class-1 rows (None:
+        counted here)."""
         control = self.control
         sources: list[QuestionSource] = []
         external = None
@@ -749,6 +807,8 @@ class Grower:
                 keep_perfect=control.keep_perfect_separation, weights=self.w, ordv=ordv,
             ))
         if external is not None:
+            if early is not None and sources and sources[0].m:
+                early.pack_first(sources[0])
             sources.append(external.result())
         elif self.external is not None:
             sources.append(self.external_source(rows, ordm, packed, ordv))

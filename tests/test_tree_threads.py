@@ -90,10 +90,16 @@ def test_a_helper_thread_making_external_questions_gives_the_serial_tree(
         return split(self, g, task, lone)
 
     monkeypatch.setattr(T._NodePool, "_split", record)
+    early = []  # the internal questions packed while the helper made the external ones
+    finish = T._EarlyPack.finish
+    monkeypatch.setattr(T._EarlyPack, "finish", lambda self, *a: early.append(
+        finish(self, *a)) or early[-1])
     concurrent = _fit(2, formula, data, **kw)
     assert tree_nodes(concurrent) == tree_nodes(serial)
     assert str(concurrent) == str(serial)
     assert alone[0]  # the root
+    if kw.get("import.external", True) and "sample_weight" not in kw:
+        assert early and early[0] is not None
     if kw.get("import.external", True):
         assert threads and all(t.startswith("pybsnsing-node") for t in threads)
         # a node alone had the helper thread, the others made their own
