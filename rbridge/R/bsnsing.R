@@ -234,7 +234,9 @@ bsnsing.default <- function(x, y, controls = bscontrol(), weights = NULL,
       return(as.data.frame(data, stringsAsFactors = FALSE, optional = TRUE))
     }
   }
-  if (is.matrix(data) && !is.null(colnames(data))) {
+  # a matrix as R bsnsing.default's as.data.frame(x) takes it (columns V1, V2, ...
+  # without column names; the formula interface needs the names to find the columns)
+  if (is.matrix(data) && (!is.null(colnames(data)) || what == "x")) {
     return(as.data.frame(data, stringsAsFactors = FALSE))
   }
   stop(simpleError(sprintf("'%s' must be a data frame, not %s", what,

@@ -352,3 +352,15 @@ test_that("a response expression (factor(am) ~ .) gives R bsnsing's trees and te
   expect_true(any(nzchar(rules)))
   expect_false(any(grepl("\\bam\\b", rules)))
 })
+
+test_that("bsnsing(x, y) takes a matrix without column names as R bsnsing does (V1, ...)", {
+  skip_if_no_pybsnsing()
+  skip_if_no_rbsnsing()
+  fit <- function(x, y) utils::capture.output(summary(bsnsing(x, y)))[-1]
+  environment(fit) <- globalenv()
+  x <- unname(as.matrix(iris[, 1:4]))
+  y <- as.integer(iris$Species == "versicolor")
+  mine <- fit(x, y)
+  expect_true(any(grepl("V[1-4] [<>]", mine)))
+  expect_identical(mine, with_rbsnsing(fit, list(x = x, y = y)))
+})
