@@ -34,9 +34,29 @@ binarize <- function(x, y, target = stop("'target' (0 or 1) must be provided"),
     stop(simpleError(sprintf("'y' has %d values but 'x' has %d rows", length(y), nrow(x)), here))
   }
   rownames(x) <- NULL
+  x <- x[, .binarize_columns(x), drop = FALSE]
   bx <- .pycall(.py_core()$binarize, .df_to_py(x), as.list(unname(y)), as.integer(target),
                 control = .control_for_py(control), call = here)
-  .py_to_df(bx)
+  bx <- .py_to_df(bx)
+  # R writes the inequality questions as integers, the others (factor levels, 0/1
+  # columns: ifelse(x == level, 1, 0)) as doubles
+  ineq <- grepl(" (>|<|>=|<=) -?([0-9.]+(e[-+]?[0-9]+)?|Inf)$", names(bx))
+  bx[!ineq] <- lapply(bx[!ineq], as.double)
+  bx
+}
+
+# The columns R bsnsing's binarize() turns into questions, by its own tests: numeric
+# and integer columns (class() exactly that), factors, and the columns whose values
+# are all 0 or 1 as apply(x, 2, ...) sees them (the frame made a matrix: a logical
+# column counts beside numbers, not beside strings). It leaves out the others
+# (character, Date, ... columns). (R's test of factors fails on ordered factors,
+# "undefined columns selected"; they are factors here.)
+.binarize_columns <- function(x) {
+  if (ncol(x) == 0L) return(integer(0))
+  plain <- vapply(x, function(v) identical(class(v), "numeric") ||
+                    identical(class(v), "integer") || is.factor(v), NA)
+  binary <- apply(x, 2, function(v) all(v %in% 0:1))
+  which(plain | binary)
 }
 
 #' The optimal boolean rule for a node

@@ -364,3 +364,33 @@ test_that("bsnsing(x, y) takes a matrix without column names as R bsnsing does (
   expect_true(any(grepl("V[1-4] [<>]", mine)))
   expect_identical(mine, with_rbsnsing(fit, list(x = x, y = y)))
 })
+
+test_that("binarize() reads the columns R bsnsing's binarize() reads, with its types", {
+  skip_if_no_pybsnsing()
+  skip_if_no_rbsnsing()
+  set.seed(9)
+  n <- 60
+  z <- stats::rnorm(n)
+  y <- as.integer(z + stats::rnorm(n) > 0)
+  xs <- list(
+    num = data.frame(a = round(z + stats::rnorm(n), 2), i = as.integer(round(3 * z))),
+    fac = data.frame(f = factor(sample(c("p", "q", "r"), n, TRUE))),
+    chr = data.frame(s = sample(c("u", "v"), n, TRUE), stringsAsFactors = FALSE),
+    lgl = data.frame(l = z > 0, b = as.integer(z > 0.3)),
+    date = data.frame(d = as.Date("2020-01-01") + round(10 * z), a = round(z, 1)),
+    mixed = data.frame(a = round(z, 1), f = factor(sample(c("p", "q"), n, TRUE)),
+                       s = sample(c("u", "v"), n, TRUE), l = z > 0.2,
+                       stringsAsFactors = FALSE),
+    fewnum = data.frame(k = sample(c(1.5, 2.5, 3.5), n, TRUE)))
+  run <- function(xs, y) {
+    lapply(xs, function(x) lapply(0:1, function(t) binarize(x, y, target = t)))
+  }
+  environment(run) <- globalenv()
+  mine <- run(xs, y)
+  ref <- with_rbsnsing(run, list(xs = xs, y = y))
+  for (k in names(xs)) expect_identical(mine[[k]], ref[[k]], label = k)
+  # R leaves out character and Date columns, and a logical column beside strings
+  expect_identical(ncol(mine$chr[[1]]), 0L)
+  expect_false(any(grepl("^(s|l|d)\\b", names(mine$mixed[[1]]))))
+  expect_true(any(grepl("^l==", names(mine$lgl[[1]]))))
+})
