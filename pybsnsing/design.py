@@ -121,6 +121,8 @@ class Design:
         response_name: the response column.
         factor_levels: the levels (R's ``as.character``) of each factor.
         transforms: the expression texts of each transform term.
+        raw_names: R's ``model.matrix`` names of the design columns before they were
+            made unique (None: not known, e.g. a model read from a file).
     """
 
     X: np.ndarray
@@ -132,6 +134,7 @@ class Design:
     factor_levels: dict[str, list] = field(default_factory=dict)
     transforms: list[list[str]] = field(default_factory=list)
     imputed: np.ndarray | None = None
+    raw_names: list[str] | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -754,6 +757,7 @@ def build_design(formula: str, data: pd.DataFrame,
         factor_levels=tc.levels,
         transforms=tc.transforms,
         imputed=missing_x if missing_x.any() else None,
+        raw_names=list(tc.raw),
     )
     return design, y
 

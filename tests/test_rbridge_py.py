@@ -362,3 +362,28 @@ def test_against_r_bsnsing(dataset, config):
                                model.predict(test, type="prob"), rtol=0, atol=1e-12)
     assert list(r_predict(fit.robject, test, "class")) == [
         str(v) for v in model.predict(test, type="class")]
+
+
+def test_rpart_draws_are_r_bsnsings_rpart_calls():
+    """The rows of each rpart() call R bsnsing makes (one per node it splits or tries,
+    in queue order, tree after tree), which the R package replays with sample(); none
+    without external rules, with case weights, or where R's rpart stops on the names."""
+    data = load_dataset("kyphosis")
+    model = bsnsing("Kyphosis ~ .", data, node_size=5)
+    sizes = convert.rpart_draws(model)
+    tried = [nd for nd in model.nodes if nd.number == 0 or nd.lchild >= 0
+             or (nd.n1 and nd.n0 and nd.nobs > model.node_size
+                 and max(nd.n1, nd.n0) / nd.nobs < model.control.stop_prob)]
+    assert sizes == [nd.nobs for nd in sorted(tried, key=lambda nd: nd.number)]
+    assert sizes[0] == len(data) and len(sizes) > 3
+    assert convert.rpart_draws(bsnsing("Kyphosis ~ .", data, import_external=False)) == []
+    w = np.ones(len(data))
+    assert convert.rpart_draws(bsnsing("Kyphosis ~ .", data, sample_weight=w)) == []
+    iris = load_dataset("iris")
+    multi = bsnsing("Species ~ .", iris)
+    assert convert.rpart_draws(multi) == [
+        s for t in multi.trees for s in convert.rpart_draws(t)]
+    clash = pd.DataFrame({"y": ["a", "b"] * 30, "V1": pd.Categorical([0, 1, 1] * 20),
+                          "V11": np.arange(60.0)})
+    with pytest.warns(Warning):
+        assert convert.rpart_draws(bsnsing("y ~ .", clash)) == []

@@ -413,6 +413,46 @@ def strip_call(text: str) -> str:
     return "\n".join(out)
 
 
+#: R's rpart draws its cross-validation groups with ``sample(rep(1:xval, length.out =
+#: n), n)``; R bsnsing leaves ``xval`` at rpart's default
+RPART_XVAL = 10
+
+
+def rpart_draws(model: Any) -> list[int]:
+    """The sizes ``n`` of the ``sample(rep(1:10, length.out = n), n)`` calls that R bsnsing
+    1.0.1 makes through ``rpart()`` while it fits the tree(s) of ``model``, in order. The
+    R package (``rbridge/``) replays them, so that R's random numbers after a fit are R
+    bsnsing's (a script that samples after fitting gets the same rows).
+
+    With ``import.external`` R calls rpart, whose cross-validation groups take random
+    numbers, at every node it splits or tries to (the root and every child it queues,
+    in queue order: increasing node numbers), one tree per class after the other. None
+    when rpart stops before drawing (``model.frame`` fails on design column names that
+    R's ``model.matrix`` duplicated, or that hold a backtick or backslash), without
+    external rules, or for a fit R cannot make (case weights)."""
+    from ..external import r_rpart_fails
+
+    trees = list(getattr(model, "trees", [model]))
+    if not trees or not bool(trees[0].control.import_external):
+        return []
+    if any(getattr(t, "sample_weight", None) is not None for t in trees):
+        return []
+    design = trees[0].design
+    raw = getattr(design, "raw_names", None) if design is not None else None
+    names = list(raw) if raw is not None else list(getattr(design, "names", []))
+    if len(set(names)) < len(names) or r_rpart_fails(names):
+        return []
+    sizes: list[int] = []
+    for t in trees:
+        depth_limit = getattr(t, "max_depth", None)
+        for nd in sorted(t.nodes, key=lambda nd: int(nd.number)):
+            if depth_limit is not None and nd.depth >= depth_limit:
+                continue
+            if nd.number == 0 or splittable(nd, t.node_size, t.control.stop_prob):
+                sizes.append(int(nd.nobs))
+    return sizes
+
+
 def r_node_order(nodes: Sequence[Any], node_size: int, stop_prob: float) -> list[int]:
     """Node numbers in the order R bsnsing 1.0.1 appends them to ``tree.nodes``.
 

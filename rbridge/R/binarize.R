@@ -96,7 +96,7 @@ bslearn <- function(bx, y, control = bscontrol()) {
   list(n.rules = as.integer(get("n_rules")), rules = as.character(get("rules")),
        objval = as.numeric(reticulate::py_to_r(.py_convert()$plain(
          reticulate::py_get_attr(res, "objval")))),
-       neval = as.numeric(reticulate::py_to_r(.py_convert()$plain(
+       neval = .r_count(reticulate::py_to_r(.py_convert()$plain(
          reticulate::py_get_attr(res, "neval")))),
        cols = cols + 1L)
 }
@@ -229,8 +229,20 @@ import_external_rules <- function(x, y, verbose = FALSE) {
   rules <- reticulate::py_to_r(.pycall(.py_convert()$external_rules_for_r, cols,
                                        as.list(names(x)), as.list(as.numeric(y)), call = here))
   rules <- as.character(unlist(rules))
+  # R bsnsing's rpart() call takes random numbers (where its model.frame works)
+  if (exists(".Random.seed", envir = globalenv(), inherits = FALSE) &&
+      !anyDuplicated(names(x)) && !any(grepl("[`\\\\]", names(x)))) {
+    .rpart_draws(nrow(x))
+  }
   if (verbose && length(rules)) {
     print(paste0("Candidate rules from rpart::rpart: ", paste(rules, collapse = ",")))
   }
   if (length(rules)) rules else NULL
+}
+
+# A count as R bsnsing returns it: an integer (a double past R's integers, where R's
+# own count would overflow)
+.r_count <- function(v) {
+  v <- as.numeric(v)
+  if (length(v) == 1L && !is.na(v) && abs(v) <= .Machine$integer.max) as.integer(v) else v
 }

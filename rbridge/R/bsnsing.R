@@ -146,6 +146,7 @@ bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, w
                    sample_weight = if (is.null(w)) NULL else as.list(w),
                    class_weight = cw, call = here)
   reticulate::py_set_attr(model, "call", .deparse1(Call))
+  .replay_rpart_rng(model)
   y <- data[[response]]
   y <- y[!is.na(y)]
   terms <- tryCatch(stats::terms(formula0, data = data0), error = function(e) NULL)
@@ -179,6 +180,7 @@ bsnsing.default <- function(x, y, controls = bscontrol(), weights = NULL,
                    sample_weight = if (is.null(w)) NULL else as.list(w),
                    class_weight = cw, call = here)
   reticulate::py_set_attr(model, "call", .deparse1(Call))
+  .replay_rpart_rng(model)
   .as_r_model(model, Call, y = y[!is.na(y)])
 }
 
@@ -205,6 +207,22 @@ bsnsing.default <- function(x, y, controls = bscontrol(), weights = NULL,
   data[[name]] <- y
   formula[[2L]] <- as.name(name)
   list(formula = formula, data = data)
+}
+
+# R's random numbers as R bsnsing leaves them: its rpart calls (import.external)
+# draw cross-validation groups at every node it splits or tries to; the same
+# sample() calls here, so that a script sampling after a fit gets R bsnsing's rows.
+# Nothing is drawn when R's random number generator was never used in the session
+# (no seed to keep in step with).
+.replay_rpart_rng <- function(model) {
+  if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) return(invisible())
+  .rpart_draws(as.integer(unlist(reticulate::py_to_r(.py_convert()$rpart_draws(model)))))
+}
+
+# rpart()'s own draw of its 10 cross-validation groups for n rows, for each n
+.rpart_draws <- function(sizes) {
+  for (k in sizes) sample(rep(1L:10L, length.out = k), k, replace = FALSE)
+  invisible()
 }
 
 # R bsnsing's test of the response (in its binarize.y), with its words: a Date,

@@ -394,3 +394,67 @@ test_that("binarize() reads the columns R bsnsing's binarize() reads, with its t
   expect_false(any(grepl("^(s|l|d)\\b", names(mine$mixed[[1]]))))
   expect_true(any(grepl("^l==", names(mine$lgl[[1]]))))
 })
+
+test_that("bslearn() gives R bsnsing's result (fields and their types)", {
+  skip_if_no_pybsnsing()
+  skip_if_no_rbsnsing()
+  set.seed(21)
+  n <- 80
+  z <- stats::rnorm(n)
+  y <- as.integer(z + stats::rnorm(n) > 0)
+  d <- data.frame(a = round(z + stats::rnorm(n), 2), f = factor(sample(c("p", "q"), n, TRUE)))
+  run <- function(d, y) {
+    out <- list()
+    for (t in 0:1) {
+      bx <- binarize(d, y, target = t)
+      yy <- if (t == 1) y else 1L - y
+      for (mr in 1:3) out[[paste(t, mr)]] <- bslearn(bx, yy, bscontrol(max.rules = mr))
+      out[[paste(t, "nsgc")]] <- bslearn(bx, yy, bscontrol(no.same.gender.children = TRUE))
+    }
+    out
+  }
+  environment(run) <- globalenv()
+  mine <- run(d, y)
+  ref <- with_rbsnsing(run, list(d = d, y = y))
+  for (k in names(ref)) {
+    expect_identical(mine[[k]][names(ref[[k]])], ref[[k]], label = k)
+    expect_identical(names(mine[[k]]), c(names(ref[[k]]), "cols"))  # (cols: pybsnsing's)
+  }
+})
+
+test_that("R's random numbers after a fit are R bsnsing's (its rpart calls draw them)", {
+  skip_if_no_pybsnsing()
+  skip_if_no_rbsnsing()
+  after <- function() {
+    r <- c()
+    set.seed(1); m <- bsnsing(Species ~ ., data = iris); r <- c(r, stats::runif(1))
+    set.seed(1); m <- bsnsing(Species ~ ., data = iris, import.external = FALSE)
+    r <- c(r, stats::runif(1))
+    set.seed(1); m <- bsnsing(Class ~ ., data = BreastCancer); r <- c(r, stats::runif(1))
+    set.seed(1); m <- bsnsing(iris[, 1:4], as.integer(iris$Species == "setosa"))
+    r <- c(r, stats::runif(1))
+    set.seed(1)
+    m <- bsnsing(Kyphosis ~ ., data = rpart::kyphosis, max.rules = 3, node.size = 5)
+    r <- c(r, stats::runif(1))
+    set.seed(1)
+    e <- import_external_rules(iris[, 1:4], as.integer(iris$Species == "setosa"), FALSE)
+    r <- c(r, stats::runif(1))
+    # a script that samples its data after each fit
+    set.seed(2)
+    d <- data.frame(y = factor(sample(c("a", "b"), 300, TRUE)), x = stats::rnorm(300),
+                    z = stats::rnorm(300))
+    for (i in 1:3) {
+      m <- bsnsing(y ~ ., data = d)
+      d$x <- stats::rnorm(300)
+    }
+    r <- c(r, stats::runif(1))
+    set.seed(5); m <- bsnsing(factor(am) ~ ., data = datasets::mtcars)
+    r <- c(r, stats::runif(1))
+    r
+  }
+  environment(after) <- globalenv()
+  mine <- after()
+  expect_identical(mine, with_rbsnsing(after))
+  set.seed(1)
+  expect_false(identical(mine[1], stats::runif(1)))  # (the fit did take random numbers)
+})
