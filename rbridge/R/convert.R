@@ -203,7 +203,7 @@
   }
   ylevels <- .typed(parts$ylevels)
   if (is.factor(y)) {
-    ylevels <- factor(as.character(ylevels), levels = levels(y))
+    ylevels <- factor(as.character(ylevels), levels = levels(y), ordered = is.ordered(y))
   } else if (is.null(y) && is.character(ylevels)) {
     ylevels <- factor(ylevels, levels = ylevels)
   }

@@ -458,3 +458,26 @@ test_that("R's random numbers after a fit are R bsnsing's (its rpart calls draw 
   set.seed(1)
   expect_false(identical(mine[1], stats::runif(1)))  # (the fit did take random numbers)
 })
+
+test_that("an ordered response of three classes gives R bsnsing's trees and objects", {
+  skip_if_no_pybsnsing()
+  skip_if_no_rbsnsing()
+  set.seed(8)
+  n <- 150
+  z <- stats::rnorm(n)
+  s <- z + stats::rnorm(n, sd = .7)
+  d <- data.frame(y = factor(cut(s, c(-Inf, -0.5, 0.5, Inf), labels = c("L", "M", "H")),
+                             ordered = TRUE), x = z + stats::rnorm(n), w = stats::rnorm(n))
+  fit <- function(d) {
+    m <- bsnsing(y ~ ., data = d)
+    list(print = utils::capture.output(print(m)), ylevels = m$ylevels, yprior = m$yprior,
+         summary = lapply(1:3, function(k) utils::capture.output(summary(m[[k]]))[-1]),
+         prob = predict(m, d[1:10, ]), class = predict(m, d[1:10, ], type = "class"))
+  }
+  environment(fit) <- globalenv()
+  mine <- fit(d)
+  ref <- with_rbsnsing(fit, list(d = d))
+  expect_true(is.ordered(mine$ylevels))
+  for (k in setdiff(names(ref), "prob")) expect_identical(mine[[k]], ref[[k]], label = k)
+  expect_equal(mine$prob, ref$prob, tolerance = 1e-12)  # (normalised: last bits may differ)
+})
