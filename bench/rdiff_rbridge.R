@@ -2,7 +2,8 @@
 # generator with R's column classes (numeric, integer, factor, ordered, logical,
 # character, Date, POSIXct, difftime, with NA), random responses (factor,
 # integer 0/1, logical, character, 3-class factor) and controls, fitted by R
-# bsnsing 1.0.1 and by the R package pybsnsing (rbridge/, through reticulate),
+# bsnsing 1.0.1 and by the R package pybsnsing (rbridge/, through reticulate) with
+# formulas y ~ ., y ~ . - x, y ~ f(x) + . (sin, round, log1p, ...), factor(y) ~ .,
 # each in its own Rscript process (their S3 methods would clash in one). Compares
 # print and summary text (apart from the Call line, and the accuracy R misreports
 # when every fitted value is one class, quirk Q7), predicted probabilities (to
@@ -77,7 +78,21 @@ make_case <- function(seed) {
   if (stats::runif(1) < 0.2) control$stop.prob <- sample(c(0.8, 0.9, 0.95), 1)
   if (stats::runif(1) < 0.2) control$nseg.numeric <- sample(c(3, 5, 10), 1)
   test <- sample(n, n %/% 4)
-  list(seed = seed, formula = y ~ ., train = d[-test, , drop = FALSE],
+  formula <- y ~ .
+  nums <- names(d)[vapply(d, function(v) is.numeric(v) && !is.object(v), NA)]
+  nums <- setdiff(nums, "y")
+  shape <- sample(c("dot", "dot", "minus", "transform", "response"), 1)
+  if (shape == "minus" && p > 1) {
+    formula <- stats::as.formula(paste("y ~ . -", sample(setdiff(names(d), "y"), 1)))
+  } else if (shape == "transform" && length(nums)) {
+    v <- sample(nums, 1)
+    f <- sample(c("log1p(abs(%s))", "sin(%s)", "round(%s)", "exp(%s)", "abs(%s)",
+                  "tanh(%s)", "floor(%s)", "sqrt(abs(%s))"), 1)
+    formula <- stats::as.formula(paste("y ~", sprintf(f, v), "+ ."))
+  } else if (shape == "response" && (is.integer(d$y) || is.logical(d$y))) {
+    formula <- if (is.integer(d$y)) factor(y) ~ . else I(!y) ~ .
+  }
+  list(seed = seed, formula = formula, train = d[-test, , drop = FALSE],
        test = d[test, , drop = FALSE], control = control)
 }
 
