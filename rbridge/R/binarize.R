@@ -35,7 +35,8 @@ binarize <- function(x, y, target = stop("'target' (0 or 1) must be provided"),
   }
   rownames(x) <- NULL
   x <- x[, .binarize_columns(x), drop = FALSE]
-  bx <- .pycall(.py_core()$binarize, .df_to_py(x), as.list(unname(y)), as.integer(target),
+  bx <- .pycall(.py_core()$binarize, .df_to_py(x, matrices = FALSE), as.list(unname(y)),
+                as.integer(target),
                 control = .control_for_py(control), call = here)
   bx <- .py_to_df(bx)
   # R writes the inequality questions as integers, the others (factor levels, 0/1
@@ -53,6 +54,7 @@ binarize <- function(x, y, target = stop("'target' (0 or 1) must be provided"),
 # "undefined columns selected"; they are factors here.)
 .binarize_columns <- function(x) {
   if (ncol(x) == 0L) return(integer(0))
+  if (any(vapply(x, is.matrix, NA))) return(seq_along(x))  # (a matrix column: an error)
   plain <- vapply(x, function(v) identical(class(v), "numeric") ||
                     identical(class(v), "integer") || is.factor(v), NA)
   binary <- apply(x, 2, function(v) all(v %in% 0:1))
@@ -88,7 +90,7 @@ bslearn <- function(bx, y, control = bscontrol()) {
     stop(simpleError("Dimensions of bx and y do not match.", here))
   }
   rownames(bx) <- NULL
-  res <- .pycall(.py_core()$bslearn, .df_to_py(bx), as.list(unname(y)),
+  res <- .pycall(.py_core()$bslearn, .df_to_py(bx, matrices = FALSE), as.list(unname(y)),
                  control = .control_for_py(control), call = here)
   get <- function(name) reticulate::py_to_r(reticulate::py_get_attr(res, name))
   cols <- as.integer(unlist(reticulate::py_to_r(

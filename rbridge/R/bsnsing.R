@@ -139,6 +139,8 @@ bsnsing.formula <- function(formula, data, subset, na.action = stats::na.pass, w
     if (!is.null(w) && !is.null(omit)) w <- w[-as.integer(omit)]
   }
   rownames(data) <- NULL
+  mats <- .matrix_columns(data)
+  if (length(mats)) formula[[3L]] <- .expand_matrix_terms(formula[[3L]], mats, here)
   fml <- .deparse1(formula)
   pdf <- .df_to_py(data)
   cw <- .check_class_weight(class.weight, data[[response]], here)
@@ -207,6 +209,32 @@ bsnsing.default <- function(x, y, controls = bscontrol(), weights = NULL,
   data[[name]] <- y
   formula[[2L]] <- as.name(name)
   list(formula = formula, data = data)
+}
+
+# A formula's right side with each term that is a numeric matrix column `m` made the
+# sum of its columns' names ((ma + mb)), as model.matrix expands it; `m` inside a
+# function or an interaction is an error.
+.expand_matrix_terms <- function(rhs, mats, call) {
+  walk <- function(e) {
+    if (is.name(e)) {
+      nm <- as.character(e)
+      if (!nm %in% names(mats)) return(e)
+      sum <- Reduce(function(a, b) call("+", a, b), lapply(mats[[nm]], as.name))
+      return(call("(", sum))
+    }
+    if (is.call(e) && as.character(e[[1L]])[1L] %in% c("+", "-", "(")) {
+      for (i in seq_along(e)[-1L]) e[[i]] <- walk(e[[i]])
+      return(e)
+    }
+    inside <- intersect(all.vars(e), names(mats))
+    if (length(inside)) {
+      stop(simpleError(sprintf(paste("column '%s' is a matrix column; it can be a term of",
+                                     "its own or part of '.', not inside %s"),
+                               inside[1L], .deparse1(e)), call))
+    }
+    e
+  }
+  walk(rhs)
 }
 
 # R's random numbers as R bsnsing leaves them: its rpart calls (import.external)

@@ -9,7 +9,9 @@
 #   character        -> strings (missing -> NA)
 #   any other class of these storage types (Date, POSIXct, difftime, ts, ...)
 #                    -> its stored values, as R's model.matrix reads them
-# List, matrix, complex and raw columns are an error. Row names are not carried.
+#   a numeric matrix column -> one column per matrix column, named as R's
+#                    model.matrix names them (m with columns a, b: ma, mb; m1, m2)
+# List, other matrix, complex and raw columns are an error. Row names are not carried.
 
 # One column as the dict pybsnsing.r.convert.column_from_parts() decodes.
 .column_parts <- function(x, name) {
@@ -57,9 +59,12 @@
        call. = FALSE)
 }
 
-# An R data frame as a pandas DataFrame (a Python object).
-.df_to_py <- function(df) {
+# An R data frame as a pandas DataFrame (a Python object). With `matrices`, a
+# numeric matrix column becomes one column per matrix column, named as R's
+# model.matrix names them (.expand_matrix_columns); else it is an error.
+.df_to_py <- function(df, matrices = TRUE) {
   if (!is.data.frame(df)) stop("expected a data frame", call. = FALSE)
+  if (matrices) df <- .expand_matrix_columns(df)
   nms <- names(df)
   cols <- lapply(seq_along(df), function(j) .column_parts(df[[j]], nms[j]))
   .pycall(.py_convert()$frame_from_r_columns, as.list(nms), cols, nrow(df),
@@ -282,4 +287,33 @@
   }
   if (!inherits(object, "bsnsing")) stop("not a bsnsing or mbsnsing object", call. = FALSE)
   .r_tree_parts(object, formula_fallback)
+}
+
+# The numeric matrix columns of a data frame: name -> model.matrix's names of its
+# columns (the name and the matrix's column names, or 1, 2, ...).
+.matrix_columns <- function(df) {
+  is_mat <- vapply(df, function(v) is.matrix(v) && (is.double(v) || is.integer(v)), NA)
+  out <- lapply(which(is_mat), function(j) {
+    v <- df[[j]]
+    paste0(names(df)[j], if (is.null(colnames(v))) seq_len(ncol(v)) else colnames(v))
+  })
+  stats::setNames(out, names(df)[is_mat])
+}
+
+# Each numeric matrix column of `df` as one column per matrix column, in place.
+.expand_matrix_columns <- function(df) {
+  mats <- .matrix_columns(df)
+  if (!length(mats)) return(df)
+  cols <- list()
+  for (j in seq_along(df)) {
+    name <- names(df)[j]
+    if (name %in% names(mats) && is.matrix(df[[j]])) {
+      v <- unclass(df[[j]])
+      for (i in seq_len(ncol(v))) cols[[mats[[name]][i]]] <- unname(v[, i])
+    } else {
+      cols[[length(cols) + 1L]] <- df[[j]]
+      names(cols)[length(cols)] <- name
+    }
+  }
+  structure(cols, class = "data.frame", row.names = .set_row_names(nrow(df)))
 }

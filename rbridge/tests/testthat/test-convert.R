@@ -70,6 +70,8 @@ test_that("list, matrix, complex and raw columns are a clear error", {
   skip_if_no_pybsnsing()
   df <- data.frame(x = 1:2)
   df$m <- matrix(1:4, 2)
+  expect_error(pybsnsing:::.df_to_py(df, matrices = FALSE), "column 'm' is a matrix column")
+  df$m <- matrix(c("a", "b", "c", "d"), 2)
   expect_error(pybsnsing:::.df_to_py(df), "column 'm' is a matrix column")
   df <- data.frame(x = 1:2)
   df$l <- I(list(1, "a"))

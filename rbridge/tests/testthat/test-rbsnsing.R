@@ -481,3 +481,25 @@ test_that("an ordered response of three classes gives R bsnsing's trees and obje
   for (k in setdiff(names(ref), "prob")) expect_identical(mine[[k]], ref[[k]], label = k)
   expect_equal(mine$prob, ref$prob, tolerance = 1e-12)  # (normalised: last bits may differ)
 })
+
+test_that("numeric matrix columns are expanded as R's model.matrix expands them", {
+  skip_if_no_pybsnsing()
+  skip_if_no_rbsnsing()
+  set.seed(1)
+  n <- 100
+  d <- data.frame(x = stats::rnorm(n))
+  d$m <- cbind(a = stats::rnorm(n), b = stats::rnorm(n))
+  d$u <- matrix(stats::rnorm(2 * n), n)
+  d$y <- factor(ifelse(d$m[, "a"] + d$u[, 2] + stats::rnorm(n) > 0, "p", "q"))
+  fit <- function(d) {
+    lapply(list(y ~ ., y ~ m + x, y ~ . - u, y ~ x + u), function(f) {
+      m <- bsnsing(f, data = d)
+      list(summary = utils::capture.output(summary(m))[-1], prob = predict(m, d[1:20, ]))
+    })
+  }
+  environment(fit) <- globalenv()
+  mine <- fit(d)
+  expect_true(any(grepl("\\b(ma|mb|u1|u2) [<>]", mine[[1]]$summary)))
+  expect_identical(mine, with_rbsnsing(fit, list(d = d)))
+  expect_error(bsnsing(y ~ log(m), data = d), "column 'm' is a matrix column")
+})
