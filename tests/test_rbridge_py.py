@@ -201,8 +201,17 @@ def test_r_to_pandas_reads_classed_columns_as_model_matrix_does(r):
     assert got["tag"].tolist()[0] == "a" and pd.isna(got["tag"].tolist()[1])
 
 
+def test_r_to_pandas_expands_numeric_matrix_columns_as_model_matrix(r):
+    rdf = r.r("local({d <- data.frame(x = 1:2); d$m <- cbind(a = c(1.5, 2), b = 3:4)\n"
+              "d$u <- matrix(c(5L, 6L, 7L, 8L), 2); d})")
+    got = convert.r_to_pandas(rdf)
+    want = list(r.r("function(d) colnames(model.matrix(~ ., d))")(rdf))[1:]
+    assert list(got.columns) == want == ["x", "ma", "mb", "u1", "u2"]
+    assert got["ma"].tolist() == [1.5, 2.0] and got["u2"].tolist() == [7, 8]
+
+
 def test_r_to_pandas_rejects_unsupported_columns(r):
-    rdf = r.r("local({d <- data.frame(x = 1:2); d$m <- matrix(1:4, 2); d})")
+    rdf = r.r("local({d <- data.frame(x = 1:2); d$m <- matrix(c('a', 'b', 'c', 'd'), 2); d})")
     with pytest.raises(TypeError, match="matrix column"):
         convert.r_to_pandas(rdf)
     rdf = r.r("data.frame(z = complex(real = 1:2, imaginary = 1))")

@@ -37,9 +37,11 @@ R's distinction between ``NA`` and ``NaN`` in doubles is lost (both are
 missing in pandas). From R, a column of any other class stored as double, integer,
 logical or character (``Date``, ``POSIXct``, ``difftime``, ``ts``, ``AsIs``, a class of
 one's own) arrives as its stored values, as R's ``model.matrix`` (and so R bsnsing) reads
-it: a ``Date`` as days and a ``POSIXct`` as seconds since 1970-01-01. List, matrix,
-complex and raw columns are an error. Row names / the index are not carried: R gets
-``1..n`` row names and pandas a ``RangeIndex``.
+it: a ``Date`` as days and a ``POSIXct`` as seconds since 1970-01-01; a numeric matrix
+column ``m`` as one column per matrix column, named as ``model.matrix`` names them
+(``ma``, ``mb``; ``m1``, ``m2``). List, other matrix, complex and raw columns are an
+error. Row names / the index are not carried: R gets ``1..n`` row names and pandas a
+``RangeIndex``.
 
 Model codec: :func:`model_to_r_parts` gives the fields of an R bsnsing object
 (``tree.nodes`` with R's 13 node fields ``node.number, node.parent,
@@ -391,9 +393,29 @@ def r_to_pandas(rdf: Any) -> pd.DataFrame:
     if "data.frame" not in list(getattr(rdf, "rclass", [])):
         raise TypeError("expected an R data.frame")
     names_attr = rdf.do_slot("names")
-    names = [str(v) for v in names_attr]
     nrow = int(ri.baseenv["nrow"](rdf)[0])
-    columns = [_rvector_to_parts(rdf[j], names[j]) for j in range(len(names))]
+    names: list[str] = []
+    columns: list[dict[str, Any]] = []
+    for j, name in enumerate(str(v) for v in names_attr):
+        vec = rdf[j]
+        if "dim" in list(vec.list_attrs()) and vec.typeof in (ri.RTYPES.REALSXP,
+                                                                ri.RTYPES.INTSXP):
+            # a numeric matrix column: one column per matrix column, named as R's
+            # model.matrix names them (the name and the column names, or 1, 2, ...)
+            k = int(vec.do_slot("dim")[1])
+            dimnames = (vec.do_slot("dimnames") if "dimnames" in list(vec.list_attrs())
+                        else ri.NULL)
+            cn = dimnames[1] if dimnames is not ri.NULL else ri.NULL
+            labels = ([str(c) for c in cn] if cn is not ri.NULL
+                      else [str(i + 1) for i in range(k)])
+            sub = ri.baseenv["["]
+            for i in range(k):
+                names.append(name + labels[i])
+                columns.append(_rvector_to_parts(
+                    sub(vec, ri.MissingArg, ri.IntSexpVector([i + 1])), names[-1]))
+            continue
+        names.append(name)
+        columns.append(_rvector_to_parts(vec, name))
     return frame_from_r_columns(names, columns, nrow)
 
 
