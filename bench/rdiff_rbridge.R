@@ -1,6 +1,6 @@
 # A live differential check from R: data frames made by R's own random number
 # generator with R's column classes (numeric, integer, factor, ordered, logical,
-# character, Date, POSIXct, difftime, with NA), random responses (factor,
+# character, Date, POSIXct, difftime, numeric matrix, with NA), random responses (factor,
 # integer 0/1, logical, character, 3-class factor) and controls, fitted by R
 # bsnsing 1.0.1 and by the R package pybsnsing (rbridge/, through reticulate) with
 # formulas y ~ ., y ~ . - x, y ~ f(x) + . (sin, round, log1p, ...), factor(y) ~ .,
@@ -40,7 +40,12 @@ seed0 <- if (length(args) > 1) as.integer(args[2]) else 1L
 
 make_column <- function(n, z) {
   kind <- sample(c("num", "int", "fac", "ord", "lgl", "chr", "date", "posix", "dtime",
-                   "round"), 1)
+                   "round", "mat"), 1)
+  if (kind == "mat") {  # a numeric matrix column (model.matrix: one column per column)
+    v <- cbind(z + stats::rnorm(n), stats::rnorm(n))
+    if (stats::runif(1) < 0.5) colnames(v) <- c("a", "b")
+    return(v)
+  }
   v <- switch(kind,
     num = z * stats::runif(1, 0.2, 3) + stats::rnorm(n),
     int = as.integer(round(3 * z + stats::rnorm(n))),
@@ -138,7 +143,9 @@ for (i in seq_along(cases)) {
   if (what %in% c("R fits/py error", "different", "random numbers differ")) {
     cat("seed", cases[[i]]$seed, what, if (!is.null(py$error)) py$error, "\n")
   }
-  if (what == "R error/py fits") cat("seed", cases[[i]]$seed, "R:", r$error, "\n")
+  if (what %in% c("R error/py fits", "R error/py error")) {
+    cat("seed", cases[[i]]$seed, what, "R:", r$error, if (!is.null(py$error)) paste("| py:", py$error), "\n")
+  }
   tally <- c(tally, what)
 }
 fits <- sum(tally %in% c("identical", "different", "random numbers differ", "R fits/py error"))
