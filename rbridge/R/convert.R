@@ -305,15 +305,19 @@
   mats <- .matrix_columns(df)
   if (!length(mats)) return(df)
   cols <- list()
+  nms <- character(0)
   for (j in seq_along(df)) {
     name <- names(df)[j]
     if (name %in% names(mats) && is.matrix(df[[j]])) {
       v <- unclass(df[[j]])
-      for (i in seq_len(ncol(v))) cols[[mats[[name]][i]]] <- unname(v[, i])
+      for (i in seq_len(ncol(v))) cols[[length(cols) + 1L]] <- unname(v[, i])
+      nms <- c(nms, mats[[name]])
     } else {
       cols[[length(cols) + 1L]] <- df[[j]]
-      names(cols)[length(cols)] <- name
+      nms <- c(nms, name)
     }
   }
-  structure(cols, class = "data.frame", row.names = .set_row_names(nrow(df)))
+  # (positions, not names: a name may repeat, as in R's model.matrix)
+  structure(stats::setNames(cols, nms), class = "data.frame",
+            row.names = .set_row_names(nrow(df)))
 }
