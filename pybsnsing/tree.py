@@ -438,17 +438,10 @@ class _EarlyPack:
         self.first: QuestionSource | None = None
 
     def pack_first(self, source: QuestionSource) -> None:
-        g = self.grower
-        rows = self.node.rows
-        n1 = int(_packing.node_slots(rows, g.yb, np.int64(self.target), g.slot))
-        cap = source.m + EXTERNAL_MAX_QUESTIONS
-        shape_p = (cap, max(1, (n1 + 63) // 64))
-        shape_n = (cap, max(1, (rows.shape[0] - n1 + 63) // 64))
-        Xp, Xn = (g.scratch.zeros(shape_p, shape_n) if g.scratch is not None
-                  else PackScratch.fresh(shape_p, shape_n))
-        source.pack_node(self.node, Xp, Xn, 0)
+        self.packed = self.grower._packed_arrays(self.node.rows, self.target,
+                                                 source.m + EXTERNAL_MAX_QUESTIONS)
+        source.pack_node(self.node, self.packed[1], self.packed[2], 0)
         self.first = source
-        self.packed = (n1, Xp, Xn)
 
     def finish(self, sources: list[QuestionSource], offsets: list[int],
                helper: Executor | None) -> tuple[int, np.ndarray, np.ndarray] | None:
@@ -756,15 +749,7 @@ class Grower:
             done = early.finish(sources, offsets, helper)
             if done is not None:
                 return done
-        rows = node.rows
-        m = offsets[-1]
-        n1 = int(_packing.node_slots(rows, self.yb, np.int64(target), self.slot))
-        shape_p = (m, max(1, (n1 + 63) // 64))
-        shape_n = (m, max(1, (rows.shape[0] - n1 + 63) // 64))
-        if self.scratch is not None:
-            Xp, Xn = self.scratch.zeros(shape_p, shape_n)
-        else:
-            Xp, Xn = PackScratch.fresh(shape_p, shape_n)
+        n1, Xp, Xn = self._packed_arrays(node.rows, target, offsets[-1])
         jobs = list(zip(sources, offsets, strict=False))
         if helper is not None and len(jobs) == 1:  # the one source shares the work
             s, off = jobs[0]
@@ -854,6 +839,20 @@ class Grower:
             return self.pos.take(ordm)
         _packing.relabel(ordm, self.pos)
         return ordm
+
+    def _packed_arrays(self, rows: np.ndarray, target: int, m: int
+                       ) -> tuple[int, np.ndarray, np.ndarray]:
+        """``(n1, Xp, Xn)`` for the packed answers of ``m`` questions at the node of
+        ``rows``: its target-class row count (the class-wise slots set in ``self.slot``)
+        and zeroed arrays of ``m`` rows per class (this thread's scratch, or fresh)."""
+        n1 = int(_packing.node_slots(rows, self.yb, np.int64(target), self.slot))
+        shape_p = (m, max(1, (n1 + 63) // 64))
+        shape_n = (m, max(1, (rows.shape[0] - n1 + 63) // 64))
+        if self.scratch is not None:
+            Xp, Xn = self.scratch.zeros(shape_p, shape_n)
+        else:
+            Xp, Xn = PackScratch.fresh(shape_p, shape_n)
+        return n1, Xp, Xn
 
     def _packed_external_inputs(self) -> tuple[np.ndarray, np.ndarray]:
         """``X.T`` (C order, made at the first use) and the 0/1 labels for native rpart's

@@ -435,9 +435,14 @@ def strip_call(text: str) -> str:
     return "\n".join(out)
 
 
-#: R's rpart draws its cross-validation groups with ``sample(rep(1:xval, length.out =
-#: n), n)``; R bsnsing leaves ``xval`` at rpart's default
-RPART_XVAL = 10
+def rpart_stops(names: Sequence[str]) -> bool:
+    """Whether R bsnsing's ``rpart()`` call stops in ``model.frame`` (before it draws
+    random numbers) on data with these column names: names that repeat, or that hold a
+    backtick or a backslash (:func:`pybsnsing.external.r_rpart_fails`)."""
+    from ..external import r_rpart_fails
+
+    names = [str(v) for v in names]
+    return len(set(names)) < len(names) or r_rpart_fails(names)
 
 
 def rpart_draws(model: Any) -> list[int]:
@@ -449,11 +454,8 @@ def rpart_draws(model: Any) -> list[int]:
     With ``import.external`` R calls rpart, whose cross-validation groups take random
     numbers, at every node it splits or tries to (the root and every child it queues,
     in queue order: increasing node numbers), one tree per class after the other. None
-    when rpart stops before drawing (``model.frame`` fails on design column names that
-    R's ``model.matrix`` duplicated, or that hold a backtick or backslash), without
-    external rules, or for a fit R cannot make (case weights)."""
-    from ..external import r_rpart_fails
-
+    when rpart stops before drawing (:func:`rpart_stops` on R's design column names),
+    without external rules, or for a fit R cannot make (case weights)."""
     trees = list(getattr(model, "trees", [model]))
     if not trees or not bool(trees[0].control.import_external):
         return []
@@ -462,7 +464,7 @@ def rpart_draws(model: Any) -> list[int]:
     design = trees[0].design
     raw = getattr(design, "raw_names", None) if design is not None else None
     names = list(raw) if raw is not None else list(getattr(design, "names", []))
-    if len(set(names)) < len(names) or r_rpart_fails(names):
+    if rpart_stops(names):
         return []
     sizes: list[int] = []
     for t in trees:

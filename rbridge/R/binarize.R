@@ -232,10 +232,13 @@ import_external_rules <- function(x, y, verbose = FALSE) {
                                        as.list(names(x)), as.list(as.numeric(y)), call = here))
   rules <- as.character(unlist(rules))
   # R bsnsing's rpart() call takes random numbers (where its model.frame works)
-  if (exists(".Random.seed", envir = globalenv(), inherits = FALSE) &&
-      !anyDuplicated(names(x)) && !any(grepl("[`\\\\]", names(x)))) {
-    .rpart_draws(nrow(x))
-  }
+  .rpart_draws(function() {
+    if (isTRUE(reticulate::py_to_r(.py_convert()$rpart_stops(as.list(names(x)))))) {
+      integer(0)
+    } else {
+      nrow(x)
+    }
+  })
   if (verbose && length(rules)) {
     print(paste0("Candidate rules from rpart::rpart: ", paste(rules, collapse = ",")))
   }

@@ -243,13 +243,17 @@ bsnsing.default <- function(x, y, controls = bscontrol(), weights = NULL,
 # Nothing is drawn when R's random number generator was never used in the session
 # (no seed to keep in step with).
 .replay_rpart_rng <- function(model) {
-  if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) return(invisible())
-  .rpart_draws(as.integer(unlist(reticulate::py_to_r(.py_convert()$rpart_draws(model)))))
+  .rpart_draws(function() {
+    as.integer(unlist(reticulate::py_to_r(.py_convert()$rpart_draws(model))))
+  })
 }
 
-# rpart()'s own draw of its 10 cross-validation groups for n rows, for each n
+# rpart()'s own draw of its 10 cross-validation groups (rpart's default xval, which
+# R bsnsing keeps) for n rows, for each n that `sizes()` gives; nothing when R's
+# random number generator was never used in the session
 .rpart_draws <- function(sizes) {
-  for (k in sizes) sample(rep(1L:10L, length.out = k), k, replace = FALSE)
+  if (!exists(".Random.seed", envir = globalenv(), inherits = FALSE)) return(invisible())
+  for (k in sizes()) sample(rep(1L:10L, length.out = k), k, replace = FALSE)
   invisible()
 }
 

@@ -365,13 +365,20 @@ test_that("bsnsing(x, y) takes a matrix without column names as R bsnsing does (
   expect_identical(mine, with_rbsnsing(fit, list(x = x, y = y)))
 })
 
+# A signal z and a 0/1 response that follows it with noise, from `seed`.
+noisy_01 <- function(seed, n) {
+  set.seed(seed)
+  z <- stats::rnorm(n)
+  list(z = z, y = as.integer(z + stats::rnorm(n) > 0))
+}
+
 test_that("binarize() reads the columns R bsnsing's binarize() reads, with its types", {
   skip_if_no_pybsnsing()
   skip_if_no_rbsnsing()
-  set.seed(9)
   n <- 60
-  z <- stats::rnorm(n)
-  y <- as.integer(z + stats::rnorm(n) > 0)
+  zy <- noisy_01(9, n)
+  z <- zy$z
+  y <- zy$y
   xs <- list(
     num = data.frame(a = round(z + stats::rnorm(n), 2), i = as.integer(round(3 * z))),
     fac = data.frame(f = factor(sample(c("p", "q", "r"), n, TRUE))),
@@ -398,10 +405,10 @@ test_that("binarize() reads the columns R bsnsing's binarize() reads, with its t
 test_that("bslearn() gives R bsnsing's result (fields and their types)", {
   skip_if_no_pybsnsing()
   skip_if_no_rbsnsing()
-  set.seed(21)
   n <- 80
-  z <- stats::rnorm(n)
-  y <- as.integer(z + stats::rnorm(n) > 0)
+  zy <- noisy_01(21, n)
+  z <- zy$z
+  y <- zy$y
   d <- data.frame(a = round(z + stats::rnorm(n), 2), f = factor(sample(c("p", "q"), n, TRUE)))
   run <- function(d, y) {
     out <- list()
