@@ -70,8 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     if 2 in args.threads:
         lines.append(machine_ceiling())
         if args.ceiling_rounds > 0:
-            lines.append(workload_ceiling(args.dataset, args.methods[0], args.shared,
-                                          args.timeout, args.ceiling_rounds))
+            text, ceiling = workload_ceiling(args.dataset, args.methods[0], args.shared,
+                                             args.timeout, args.ceiling_rounds)
+            lines.append(text)
+            speed = speed_up(rows, args.methods[0])
+            if speed is not None and ceiling > 0:
+                lines.append(f"{args.methods[0]}: the threads' speed-up {speed:.2f}x is "
+                             f"{100 * speed / ceiling:.0f}% of the workload ceiling")
     print("\n".join(lines))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", newline="") as fh:
@@ -95,29 +100,45 @@ def summary(rows: list[dict], methods: list[str], threads: list[int],
     import statistics
 
     head = (f"{'method':<13}{'threads':>8}{'seconds':>9}{'range':>13}{'peak MiB':>10}"
-            f"{'leaves':>8}{'target':>8}")
+            f"{'leaves':>8}{'steal %':>9}{'target':>8}")
     out = [head, "-" * len(head)]
     for method in methods:
         for th in threads:
             rs = [r for r in rows if r["method"] == method and r["threads"] == th]
             secs = [_num(r.get("seconds")) for r in rs]
             peak = statistics.median(_num(r.get("peak_rss_mib")) for r in rs)
+            steal = statistics.median(_num(r.get("steal_pct")) for r in rs)
             span = f"{min(secs):.2f}-{max(secs):.2f}" if len(secs) > 1 else ""
             notes = " ".join(sorted({r.get("note", "") for r in rs} - {""}))
             out.append(f"{method:<13}{th:>8}{statistics.median(secs):>9.2f}{span:>13}"
-                       f"{peak:>10.0f}{rs[-1].get('leaves', '')!s:>8}"
+                       f"{peak:>10.0f}{rs[-1].get('leaves', '')!s:>8}{steal:>9.1f}"
                        f"{targets.get(method, float('nan')):>7.0f}s  {notes}")
     for method in methods:
-        by = {(r["round"], r["threads"]): _num(r.get("seconds")) for r in rows
-              if r["method"] == method}
-        ratios = [by[(k, 1)] / by[(k, 2)] for k in sorted({k for k, _ in by})
-                  if (k, 1) in by and (k, 2) in by]
+        ratios = round_ratios(rows, method)
         if ratios:
             each = ", ".join(f"{x:.2f}" for x in ratios) if len(ratios) > 1 else ""
             out.append(f"{method}: speed-up 1 -> 2 threads {statistics.median(ratios):.2f}x"
                        f"{' (median of ' + each + ')' if each else ''} (target >= 1.7)")
     out.append(f"peak memory target: <= {mem_target} MiB")
+    out.append("steal %: the machine's CPU time the hypervisor took during the timed fit "
+               "(/proc/stat; a shared VM's second core is then partly missing)")
     return out
+
+
+def round_ratios(rows: list[dict], method: str) -> list[float]:
+    """The method's 1 -> 2 thread speed-up in each round (1-thread / 2-thread seconds)."""
+    by = {(r["round"], r["threads"]): _num(r.get("seconds")) for r in rows
+          if r["method"] == method}
+    return [by[(k, 1)] / by[(k, 2)] for k in sorted({k for k, _ in by})
+            if (k, 1) in by and (k, 2) in by]
+
+
+def speed_up(rows: list[dict], method: str) -> float | None:
+    """The median of :func:`round_ratios` (None without both thread counts)."""
+    import statistics
+
+    ratios = round_ratios(rows, method)
+    return statistics.median(ratios) if ratios else None
 
 
 _CEILING = r"""
@@ -161,12 +182,13 @@ print(", ".join(res))
 
 
 def workload_ceiling(dataset: str, method: str, shared: str, timeout: float,
-                     rounds: int) -> str:
+                     rounds: int) -> tuple[str, float]:
     """What two cores give this very fit when nothing is shared: per round, one
     one-thread fit worker alone, then two of them at once in separate processes
     (no GIL, no allocator or page-table state in common). Their throughput ratio, ``2 *
     alone / slower of the pair``, is the speed-up the hardware allows this workload;
-    the in-process 1 -> 2 thread speed-up falls short of it by what the threads share."""
+    the in-process 1 -> 2 thread speed-up falls short of it by what the threads share.
+    Returns the line to print and the ratio."""
     import statistics
     import tempfile
     from concurrent.futures import ThreadPoolExecutor
@@ -190,7 +212,7 @@ def workload_ceiling(dataset: str, method: str, shared: str, timeout: float,
     a, b = statistics.median(alone), statistics.median(pair)
     return (f"workload ceiling, {method} 1-thread fits in 2 processes at once: {b:.2f} s "
             f"each against {a:.2f} s alone (medians of {rounds}): 2 cores give "
-            f"{2 * a / b:.2f}x the throughput")
+            f"{2 * a / b:.2f}x the throughput"), 2 * a / b
 
 
 def machine_ceiling() -> str:

@@ -79,6 +79,26 @@ def _rss_mib() -> float:
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def _cpu_ticks() -> list[int] | None:
+    """The machine's CPU time by state (``/proc/stat``'s first line: user, nice, system,
+    idle, iowait, irq, softirq, steal), None where there is none."""
+    try:
+        with open("/proc/stat") as fh:
+            return [int(v) for v in fh.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+
+
+def _steal_pct(before: list[int] | None, after: list[int] | None) -> float | str:
+    """The share of the machine's CPU time the hypervisor took (steal) between two
+    :func:`_cpu_ticks` readings, in per cent ("" where unknown): on a shared VM, time
+    the fit's threads were runnable but had no core; it caps the thread speed-up."""
+    if before is None or after is None:
+        return ""
+    d = [b - a for a, b in zip(before, after, strict=True)]
+    return round(100.0 * d[7] / sum(d), 1) if sum(d) > 0 else ""
+
+
 def _golden(shared: Path, name: str) -> dict[str, dict]:
     path = shared / "golden" / "trees" / f"{name}.json"
     if not path.exists():
@@ -220,11 +240,13 @@ def worker(spec: dict) -> dict:
     _barrier()
     times = []
     leaves = None
+    ticks = _cpu_ticks()
     for _ in range(max(1, repeat)):
         t = time.perf_counter()
         leaves = fit()
         times.append(time.perf_counter() - t)
     out["seconds"] = statistics.median(times)
+    out["steal_pct"] = _steal_pct(ticks, _cpu_ticks())
     out["runs"] = [round(t, 4) for t in times]
     out["leaves"] = leaves
     out["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
