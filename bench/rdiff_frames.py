@@ -9,6 +9,10 @@ formulas ``y ~ .`` or ``y ~ f(x) + .`` (``log``, ``sqrt``, ``exp``, ``abs``); so
 tree's node signature and the predicted probabilities (to 1e-12).
 
     .venv/bin/python bench/rdiff_frames.py 1000 150     # seeds 1000..1149
+    .venv/bin/python bench/rdiff_frames.py 1000 150 --odd-names
+        (the same cases with the columns renamed to odd names R takes as they are:
+        dots, underscores, a leading dot, capitals, non-ASCII letters, V1; the
+        response Outcome, class, Y or y.resp)
 
 Needs R with bsnsing 1.0.1 in R_LIBS (``.ci/setup`` puts it in .rlib).
 """
@@ -83,9 +87,30 @@ def make_case(seed: int) -> tuple[str, pd.DataFrame, dict]:
     return formula, df, ctl
 
 
-def run_case(seed: int) -> str:
+#: predictor names for ``--odd-names`` (syntactic R names, so that R's rule text parses)
+ODD_NAMES = ("Temp.max", "x_1", "B", "a", "..x", "X.1.2", "zz9", ".hidden", "Ab", "b.B",
+             "y2", "TRUEish", "\u00e9te", "V1", "x.y_z")
+
+
+def rename_odd(seed: int, formula: str, df: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    """The case with its columns renamed to :data:`ODD_NAMES` (deterministic in ``seed``)
+    and the response to one of four names; the formula follows."""
+    rng = np.random.default_rng(seed + 7)
+    preds = [c for c in df.columns if c != "y"]
+    mapping = dict(zip(preds, rng.choice(ODD_NAMES, size=len(preds), replace=False),
+                       strict=True))
+    for old, new in mapping.items():
+        formula = formula.replace(f"({old})", f"({new})")
+    yname = str(rng.choice(["Outcome", "class", "Y", "y.resp"]))
+    formula = formula.replace("y ~", f"{yname} ~", 1)
+    return formula, df.rename(columns={**mapping, "y": yname})
+
+
+def run_case(seed: int, odd_names: bool = False) -> str:
     """The outcome of case ``seed`` (printing the seed of a difference)."""
     formula, df, ctl = make_case(seed)
+    if odd_names:
+        formula, df = rename_odd(seed, formula, df)
     try:
         fit = run_r_bsnsing(formula, df, **ctl)
     except Exception:  # R's own stops are not parity cases
@@ -118,15 +143,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("start", type=int, nargs="?", default=1000)
     ap.add_argument("cases", type=int, nargs="?", default=150)
+    ap.add_argument("--odd-names", action="store_true",
+                    help="rename the columns to odd R names (rename_odd)")
     args = ap.parse_args()
     counts: collections.Counter = collections.Counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for seed in range(args.start, args.start + args.cases):
-            counts[run_case(seed)] += 1
+            counts[run_case(seed, args.odd_names)] += 1
     comparable = counts["identical"] + counts["different"] + counts["predictions differ"]
     print(f"{counts['identical']}/{comparable} identical (seeds {args.start}.."
-          f"{args.start + args.cases - 1}): {dict(counts)}")
+          f"{args.start + args.cases - 1}{', odd names' if args.odd_names else ''}): "
+          f"{dict(counts)}")
 
 
 if __name__ == "__main__":
