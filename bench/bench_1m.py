@@ -117,7 +117,7 @@ def summary(rows: list[dict], methods: list[str], threads: list[int],
         ratios = round_ratios(rows, method)
         if ratios:
             each = ", ".join(f"{x:.2f}" for x in ratios) if len(ratios) > 1 else ""
-            out.append(f"{method}: speed-up 1 -> 2 threads {statistics.median(ratios):.2f}x"
+            out.append(f"{method}: speed-up 1 -> 2 threads {speed_up(rows, method):.2f}x"
                        f"{' (median of ' + each + ')' if each else ''} (target >= 1.7)")
     out.append(f"peak memory target: <= {mem_target} MiB")
     out.append("steal %: the machine's CPU time the hypervisor took during the timed fit "
