@@ -94,7 +94,8 @@ ODD_NAMES = ("Temp.max", "x_1", "B", "a", "..x", "X.1.2", "zz9", ".hidden", "Ab"
 
 def rename_odd(seed: int, formula: str, df: pd.DataFrame) -> tuple[str, pd.DataFrame]:
     """The case with its columns renamed to :data:`ODD_NAMES` (deterministic in ``seed``)
-    and the response to one of four names; the formula follows."""
+    and the response to one of four names; the formula follows (it has one of
+    :func:`make_case`'s shapes, ``y ~ .`` or ``y ~ f(x) + .``)."""
     rng = np.random.default_rng(seed + 7)
     preds = [c for c in df.columns if c != "y"]
     mapping = dict(zip(preds, rng.choice(ODD_NAMES, size=len(preds), replace=False),
